@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { type Logger, pino } from 'pino';
+import { businessRoutes } from './businesses/routes.js';
+import { Business } from './businesses/schema.js';
+import { contactRoutes, contactSchemas } from './contacts/routes.js';
+import { authenticationHook } from './http/auth.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { Idempotency } from './http/idempotency.js';
+import { registerOpenApi } from './http/openapi.js';
+import { ErrorBody } from './http/schemas.js';
+import type { App, AppDeps } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+import { opsRoutes } from './ops/routes.js';
+import { summaryRoutes } from './summary/routes.js';
+import { Summary } from './summary/schema.js';
+import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The pay page token is a bearer secret: keep it out of logs. */
+function redactUrl(url: string): string {
+  return url.replace(/\/pay\/[^/?#]+/, '/pay/[redacted]');
+}
+
+/** Structured JSON logs (pino) with API keys, idempotency keys and pay tokens kept out. */
+export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
+  return pino(
+    {
+      level,
+      redact: {
+        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["idempotency-key"]'],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: redactUrl(req.url),
+          remoteAddress: req.ip,
+        }),
+        err: pino.stdSerializers.err,
+      },
+    },
+    pino.destination(destination),
+  );
+}
+
+/** Builds the HTTP application; it does not listen (server.ts does, tests use inject or listen). */
+export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promise<App> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: logger,
+    // Per-request access logs halve throughput (issue 2 measured it), so they are opt-in.
+    logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('deps', deps);
+  app.decorate(
+    'idempotency',
+    new Idempotency({
+      db: deps.store.db,
+      clock: deps.clock,
+      storeKind: deps.store.kind,
+    }),
+  );
+  app.decorateRequest('auth', null as never);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  // An empty body is "no body" (optional-body actions take it as {}); anything else must be JSON.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    return jsonParser(request, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  const { httpDuration } = deps.metrics;
+  app.addHook('onResponse', async (request, reply) => {
+    httpDuration.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+      },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  for (const schema of [ErrorBody, Business, Summary, ...contactSchemas, ...transactionSchemas]) {
+    app.addSchema(schema);
+  }
+  await registerOpenApi(app, config.publicBaseUrl);
+  await app.register(opsRoutes);
+
+  const authenticate = authenticationHook({
+    config,
+    businesses: deps.services.businesses,
+    rateLimits: deps.rateLimits,
+  });
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', authenticate);
+      await v1.register(businessRoutes);
+      await v1.register(summaryRoutes);
+      await v1.register(contactRoutes);
+      await v1.register(transactionRoutes);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

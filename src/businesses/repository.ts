@@ -1,0 +1,72 @@
+import type { BusinessTable, Executor } from '../db/schema.js';
+
+export type BusinessRow = BusinessTable;
+
+export function insertBusiness(db: Executor, row: BusinessRow) {
+  return db.insertInto('businesses').values(row).execute();
+}
+
+export function findBusiness(db: Executor, id: string) {
+  return db.selectFrom('businesses').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findBusinessesByPhone(db: Executor, phone: string) {
+  return db.selectFrom('businesses').selectAll().where('phone', '=', phone).execute();
+}
+
+export function updateBusiness(db: Executor, id: string, patch: Partial<Omit<BusinessRow, 'id' | 'created_at'>>) {
+  return db.updateTable('businesses').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export function insertApiKey(
+  db: Executor,
+  row: {
+    id: string;
+    business_id: string;
+    key_hash: string;
+    key_prefix: string;
+    created_at: string;
+  },
+) {
+  return db
+    .insertInto('api_keys')
+    .values({ ...row, revoked_at: null })
+    .execute();
+}
+
+/** The hot path of every request: one indexed lookup by key hash, joined to its business. */
+export function findActiveKey(db: Executor, keyHash: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
+    .selectAll('businesses')
+    .select('api_keys.id as key_id')
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('key_hash', '=', keyHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export function insertTotals(db: Executor, businessId: string) {
+  return db
+    .insertInto('business_totals')
+    .values({
+      business_id: businessId,
+      pending_count: 0,
+      pending_paise: 0,
+      overdue_count: 0,
+      overdue_paise: 0,
+      paid_count: 0,
+      paid_paise: 0,
+      contact_count: 0,
+    })
+    .execute();
+}

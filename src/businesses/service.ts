@@ -1,0 +1,158 @@
+import type { Db } from '../db/schema.js';
+import { errors } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { isTimeZone } from '../lib/dates.js';
+import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
+import { normalisePhone } from '../lib/phone.js';
+import * as repo from './repository.js';
+import { API_PLAN, PLANS, type Plan } from './schema.js';
+
+export interface CreateBusinessInput {
+  name: string;
+  phone: string;
+  plan?: string;
+  currency?: string;
+  country?: string;
+  language?: string;
+  timezone?: string;
+}
+
+export interface UpdateBusinessInput {
+  plan?: string;
+  planExpiresAt?: string;
+  remindersPaused?: boolean;
+  upiId?: string | null;
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  business: repo.BusinessRow;
+}
+
+const KEY_PREFIX = 'rk_live_';
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** API keys have 240 random bits, so a fast hash is enough to store them (no password stretching). */
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
+}
+
+function newApiKey(): string {
+  return KEY_PREFIX + randomToken(30);
+}
+
+function checkPlan(plan: string): Plan {
+  if (!(PLANS as readonly string[]).includes(plan)) {
+    throw errors.invalid('plan', `plan must be one of: ${PLANS.join(', ')}`);
+  }
+  return plan as Plan;
+}
+
+export class BusinessService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  hasApiAccess(business: repo.BusinessRow): boolean {
+    return business.plan === API_PLAN && Date.parse(business.plan_expires_at) > this.deps.clock.now().getTime();
+  }
+
+  async create(input: CreateBusinessInput): Promise<{ business: repo.BusinessRow; apiKey: string }> {
+    const name = input.name?.trim() ?? '';
+    if (name.length < 2 || name.length > 120) throw errors.invalid('name', 'name must be 2-120 characters');
+    const country = (input.country ?? 'IN').toUpperCase();
+    if (!/^[A-Z]{2}$/.test(country)) throw errors.invalid('country', 'country must be a two-letter country code');
+    const phone = normalisePhone(input.phone ?? '', country);
+    if (!phone) throw errors.invalid('phone', 'phone is not a valid phone number');
+    const currency = (input.currency ?? 'INR').toUpperCase();
+    if (!/^[A-Z]{3}$/.test(currency)) throw errors.invalid('currency', 'currency must be a three-letter code');
+    const language = input.language ?? 'en';
+    if (!/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(language)) {
+      throw errors.invalid('language', 'language must be a language code such as en or hi');
+    }
+    const timezone = input.timezone ?? 'Asia/Kolkata';
+    if (!isTimeZone(timezone)) throw errors.invalid('timezone', 'timezone must be an IANA time zone name');
+    const plan = checkPlan(input.plan ?? API_PLAN);
+
+    const now = this.deps.clock.now();
+    const business: repo.BusinessRow = {
+      id: uuidv7(now.getTime()),
+      name,
+      phone,
+      plan,
+      plan_expires_at: new Date(now.getTime() + YEAR_MS).toISOString(),
+      currency,
+      language,
+      timezone,
+      country,
+      upi_id: null,
+      reminders_paused: 0,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    const apiKey = newApiKey();
+    await this.deps.db.transaction().execute(async (trx) => {
+      await repo.insertBusiness(trx, business);
+      await repo.insertTotals(trx, business.id);
+      await this.storeKey(trx, business.id, apiKey);
+    });
+    return { business, apiKey };
+  }
+
+  async get(id: string): Promise<repo.BusinessRow> {
+    const business = await repo.findBusiness(this.deps.db, id);
+    if (!business) throw errors.notFound('business');
+    return business;
+  }
+
+  async update(id: string, input: UpdateBusinessInput): Promise<repo.BusinessRow> {
+    const patch: Parameters<typeof repo.updateBusiness>[2] = {};
+    if (input.plan !== undefined) patch.plan = checkPlan(input.plan);
+    if (input.planExpiresAt !== undefined) {
+      const at = Date.parse(input.planExpiresAt);
+      if (Number.isNaN(at)) throw errors.invalid('plan_expires_at', 'plan_expires_at must be an ISO 8601 timestamp');
+      patch.plan_expires_at = new Date(at).toISOString();
+    }
+    if (input.remindersPaused !== undefined) patch.reminders_paused = input.remindersPaused ? 1 : 0;
+    if (input.upiId !== undefined) {
+      if (input.upiId !== null && !/^[a-zA-Z0-9._-]{2,256}@[a-zA-Z][a-zA-Z0-9.-]{1,63}$/.test(input.upiId)) {
+        throw errors.invalid('upi_id', 'upi_id must be a UPI id such as shop@okbank');
+      }
+      patch.upi_id = input.upiId;
+    }
+    patch.updated_at = this.deps.clock.now().toISOString();
+    const updated = await repo.updateBusiness(this.deps.db, id, patch);
+    if (!updated) throw errors.notFound('business');
+    return updated;
+  }
+
+  /** Issues an additional key; existing keys keep working until revoked. */
+  async issueKey(businessId: string): Promise<string> {
+    await this.get(businessId);
+    const apiKey = newApiKey();
+    await this.storeKey(this.deps.db, businessId, apiKey);
+    return apiKey;
+  }
+
+  async revokeKey(apiKey: string): Promise<boolean> {
+    const result = await repo.revokeKeyByHash(this.deps.db, hashApiKey(apiKey), this.deps.clock.now().toISOString());
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
+    if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
+    const row = await repo.findActiveKey(this.deps.db, hashApiKey(apiKey));
+    if (!row) return null;
+    const { key_id, ...business } = row;
+    return { keyId: key_id, business };
+  }
+
+  private async storeKey(db: Parameters<typeof repo.insertApiKey>[0], businessId: string, apiKey: string) {
+    const now = this.deps.clock.now();
+    await repo.insertApiKey(db, {
+      id: uuidv7(now.getTime()),
+      business_id: businessId,
+      key_hash: hashApiKey(apiKey),
+      key_prefix: apiKey.slice(0, KEY_PREFIX.length + 4),
+      created_at: now.toISOString(),
+    });
+  }
+}

@@ -1,0 +1,130 @@
+import path from 'node:path';
+
+/**
+ * The one configuration object, validated once at start-up (PRODUCT part 1) and passed in.
+ * Nothing else in the code reads process.env.
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly pgPoolMax: number;
+  readonly redisUrl: string | undefined;
+  readonly publicBaseUrl: string;
+  readonly rateLimitPerMinute: number;
+  readonly authFailuresPerMinute: number;
+  readonly webhookAllowPrivateNetworks: boolean;
+  readonly webhookTimeoutMs: number;
+  readonly workers: boolean;
+  readonly chatChannel: 'log' | 'whatsapp';
+  readonly whatsapp: {
+    readonly apiBase: string | undefined;
+    readonly phoneNumberId: string | undefined;
+    readonly token: string | undefined;
+    readonly appSecret: string | undefined;
+    readonly verifyToken: string | undefined;
+  };
+  /** Key that encrypts secrets at rest (webhook signing secrets); see README. */
+  readonly encryptionKey: string | undefined;
+  readonly logLevel: string;
+  /** One access-log line per request; off by default because it halves throughput. */
+  readonly logRequests: boolean;
+  readonly bodyLimitBytes: number;
+  /** Trust X-Forwarded-For from a proxy in front (for the per-address auth-failure limit). */
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'on', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true/false (or on/off), got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  }
+  return raw;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const chatChannel = env.CHAT_CHANNEL || 'log';
+  if (chatChannel !== 'log' && chatChannel !== 'whatsapp') {
+    throw new ConfigError(`CHAT_CHANNEL must be "log" or "whatsapp", got "${chatChannel}"`);
+  }
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+    /\/+$/,
+    '',
+  );
+  const whatsapp = {
+    apiBase: url(env, 'WHATSAPP_API_BASE', ['http:', 'https:'])?.replace(/\/+$/, ''),
+    phoneNumberId: optional(env, 'WHATSAPP_PHONE_NUMBER_ID'),
+    token: optional(env, 'WHATSAPP_TOKEN'),
+    appSecret: optional(env, 'WHATSAPP_APP_SECRET'),
+    verifyToken: optional(env, 'WHATSAPP_VERIFY_TOKEN'),
+  };
+  if (chatChannel === 'whatsapp') {
+    for (const [key, name] of [
+      ['phoneNumberId', 'WHATSAPP_PHONE_NUMBER_ID'],
+      ['token', 'WHATSAPP_TOKEN'],
+    ] as const) {
+      if (!whatsapp[key]) throw new ConfigError(`CHAT_CHANNEL=whatsapp needs ${name}`);
+    }
+  }
+  const config: Config = {
+    port,
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    publicBaseUrl,
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 30, 1, 100_000_000),
+    authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 100_000_000),
+    webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    workers: bool(env, 'WORKERS', true),
+    chatChannel,
+    whatsapp: {
+      ...whatsapp,
+      apiBase: whatsapp.apiBase ?? 'https://graph.facebook.com/v21.0',
+    },
+    encryptionKey: optional(env, 'ENCRYPTION_KEY'),
+    logLevel: env.LOG_LEVEL || 'info',
+    logRequests: bool(env, 'LOG_REQUESTS', false),
+    bodyLimitBytes: 64 * 1024,
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

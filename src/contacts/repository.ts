@@ -1,0 +1,150 @@
+import { sql } from 'kysely';
+import type { ContactTable, Executor } from '../db/schema.js';
+
+export type ContactRow = ContactTable;
+
+export function findContact(db: Executor, businessId: string, id: string) {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findContactByNameKey(db: Executor, businessId: string, nameKey: string) {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('name_key', '=', nameKey)
+    .executeTakeFirst();
+}
+
+/** Inserts unless the name is taken; returns undefined when another row already has the name. */
+export function insertContactIfAbsent(db: Executor, row: ContactRow) {
+  return db
+    .insertInto('contacts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['business_id', 'name_key']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function updateContact(
+  db: Executor,
+  businessId: string,
+  id: string,
+  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'updated_at'>>,
+) {
+  return db
+    .updateTable('contacts')
+    .set(patch)
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface ContactFilter {
+  /** lower-cased substring of the name */
+  search?: string | undefined;
+  /** reversed phone digits: "ends with" as a prefix range */
+  phoneRevPrefix?: string | undefined;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Upper bound of the digit strings starting with `prefix` ("1239" -> "124"); null when none. */
+function nextDigitPrefix(prefix: string): string | null {
+  const digits = prefix.split('');
+  while (digits.length > 0) {
+    const last = digits.pop() as string;
+    if (last !== '9') return digits.join('') + String(Number(last) + 1);
+  }
+  return null;
+}
+
+function filtered(db: Executor, businessId: string, filter: ContactFilter) {
+  let q = db.selectFrom('contacts').where('business_id', '=', businessId);
+  if (filter.search !== undefined) {
+    q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
+  }
+  if (filter.phoneRevPrefix !== undefined) {
+    q = q.where('phone_rev', '>=', filter.phoneRevPrefix);
+    const upper = nextDigitPrefix(filter.phoneRevPrefix);
+    if (upper !== null) q = q.where('phone_rev', '<', upper);
+  }
+  return q;
+}
+
+export function listContacts(db: Executor, businessId: string, filter: ContactFilter, limit: number, offset: number) {
+  return filtered(db, businessId, filter)
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countContacts(db: Executor, businessId: string, filter: ContactFilter): Promise<number> {
+  const row = await filtered(db, businessId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface ContactBalanceRow {
+  contact_id: string;
+  total_transactions: number;
+  outstanding_paise: number;
+  pending_count: number;
+  overdue_count: number;
+  oldest_overdue_date: string | null;
+}
+
+/**
+ * Balances of some contacts, with SPEC part 2's read rule: an open due is overdue once its date is
+ * before `today`, whatever its stored status.
+ */
+export function contactBalances(db: Executor, businessId: string, contactIds: string[], today: string) {
+  return db
+    .selectFrom('transactions')
+    .select([
+      'contact_id',
+      sql<number>`count(*)`.as('total_transactions'),
+      sql<number>`coalesce(sum(case when open = 1 then amount_paise else 0 end), 0)`.as('outstanding_paise'),
+      sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),
+      sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
+      sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
+    ])
+    .where('business_id', '=', businessId)
+    .where('contact_id', 'in', contactIds)
+    .groupBy('contact_id')
+    .execute() as Promise<ContactBalanceRow[]>;
+}
+
+/** The most recent dues of some contacts (by due date), enough to score their payment behaviour. */
+export function recentDuesForScore(db: Executor, businessId: string, contactIds: string[], perContact: number) {
+  return db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('transactions')
+        .select([
+          'contact_id',
+          'amount_paise',
+          'due_date',
+          'paid_at',
+          sql<number>`row_number() over (partition by contact_id order by due_date desc, created_at desc)`.as('rn'),
+        ])
+        .where('business_id', '=', businessId)
+        .where('contact_id', 'in', contactIds)
+        .as('d'),
+    )
+    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])
+    .where('rn', '<=', perContact)
+    .execute();
+}

@@ -1,0 +1,101 @@
+import { Type } from 'typebox';
+import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
+import type { App } from '../http/types.js';
+import { presentContact, presentContactWithBalances } from './presenter.js';
+import { Contact, ContactWithBalances, CreateContactBody, ListContactsQuery, UpdateContactBody } from './schema.js';
+
+export async function contactRoutes(app: App) {
+  const { contacts } = app.deps.services;
+
+  app.get(
+    '/contacts',
+    {
+      schema: {
+        tags: ['Contacts'],
+        summary: 'List contacts, newest first',
+        querystring: ListContactsQuery,
+        response: { 200: Page(ref(Contact)), ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const page = await contacts.list(request.auth.business, request.query);
+      return {
+        data: page.items.map((i) => presentContact(i.contact, i.standing)),
+        total: page.total,
+        limit: page.limit,
+        offset: page.offset,
+        hasMore: page.offset + page.items.length < page.total,
+      };
+    },
+  );
+
+  app.post(
+    '/contacts',
+    {
+      schema: {
+        tags: ['Contacts'],
+        summary: 'Create a contact, or return the one with the same name',
+        description:
+          'Names are unique per business, case-insensitively. An existing contact with the same name is returned with created: false (200). Supports Idempotency-Key.',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })),
+        }),
+        body: CreateContactBody,
+        response: {
+          200: Type.Object({ data: ref(Contact), created: Type.Boolean() }),
+          201: Type.Object({ data: ref(Contact), created: Type.Boolean() }),
+          ...errorResponses(409, 422),
+        },
+      },
+    },
+    async (request, reply) =>
+      app.idempotency.execute(request, reply, 'contacts.create', async (trx) => {
+        const result = await contacts.create(request.auth.business, request.body, trx);
+        return {
+          status: result.created ? 201 : 200,
+          body: {
+            data: presentContact(result.contact, result.standing),
+            created: result.created,
+          },
+        };
+      }),
+  );
+
+  app.get(
+    '/contacts/:id',
+    {
+      schema: {
+        tags: ['Contacts'],
+        summary: 'One contact with balances and payment score',
+        params: IdParams,
+        response: {
+          200: Data(ref(ContactWithBalances)),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const { contact, standing } = await contacts.get(request.auth.business, request.params.id);
+      return { data: presentContactWithBalances(contact, standing) };
+    },
+  );
+
+  app.patch(
+    '/contacts/:id',
+    {
+      schema: {
+        tags: ['Contacts'],
+        summary: 'Rename a contact or change its phone (null removes it)',
+        params: IdParams,
+        body: UpdateContactBody,
+        response: { 200: Data(ref(Contact)), ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const { contact, standing } = await contacts.update(request.auth.business, request.params.id, request.body);
+      return { data: presentContact(contact, standing) };
+    },
+  );
+}
+
+export const contactSchemas = [Contact, ContactWithBalances];

@@ -1,0 +1,86 @@
+import { type Static, Type } from 'typebox';
+import { Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
+
+const RiskFlag = Type.String({
+  enum: ['low', 'medium', 'high'],
+  description: 'derived from payment_score and overdue age',
+});
+const Name = Type.String({
+  minLength: 2,
+  maxLength: 120,
+  description: '2-120 characters after trimming',
+});
+const PhoneInput = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  description: 'any format; normalised to digits',
+});
+
+export const Contact = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    phone: Nullable(Type.String({ description: 'normalised digits with country code' })),
+    risk_flag: RiskFlag,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Contact' },
+);
+export type ContactResponse = Static<typeof Contact>;
+
+export const ContactWithBalances = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    phone: Nullable(Type.String()),
+    risk_flag: RiskFlag,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    payment_score: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'PAYDEX-like, see README',
+    }),
+    outstanding_paise: Type.Integer(),
+    pending_count: Type.Integer(),
+    overdue_count: Type.Integer(),
+    total_transactions: Type.Integer(),
+  },
+  { $id: 'ContactWithBalances' },
+);
+export type ContactWithBalancesResponse = Static<typeof ContactWithBalances>;
+
+export const CreateContactBody = Type.Object(
+  { name: Name, phone: Type.Optional(PhoneInput) },
+  { additionalProperties: false },
+);
+export type CreateContactInput = Static<typeof CreateContactBody>;
+
+export const UpdateContactBody = Type.Object(
+  { name: Type.Optional(Name), phone: Type.Optional(Nullable(PhoneInput)) },
+  { additionalProperties: false },
+);
+export type UpdateContactInput = Static<typeof UpdateContactBody>;
+
+export const ListContactsQuery = Type.Object(
+  {
+    search: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 120,
+        description: 'name contains this text',
+      }),
+    ),
+    phone: Type.Optional(
+      Type.String({
+        minLength: 6,
+        maxLength: 40,
+        description: 'phone ends with these digits (6 or more)',
+      }),
+    ),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+export type ListContactsInput = Static<typeof ListContactsQuery>;

@@ -1,0 +1,263 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Db, Executor, Trx } from '../db/schema.js';
+import { errors } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { daysBetween, localDate } from '../lib/dates.js';
+import { uuidv7 } from '../lib/ids.js';
+import { normalisePhone, reversedDigits } from '../lib/phone.js';
+import { recordEvent } from '../outbox/events.js';
+import { addContact } from '../summary/aggregates.js';
+import * as repo from './repository.js';
+import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
+import { paymentScore, type RiskFlag, riskFlag } from './score.js';
+
+export interface ContactStanding {
+  paymentScore: number;
+  riskFlag: RiskFlag;
+  outstandingPaise: number;
+  pendingCount: number;
+  overdueCount: number;
+  totalTransactions: number;
+}
+
+/** How many of a contact's most recent dues feed its payment score: bounds the cost of a read. */
+const SCORED_DUES_PER_CONTACT = 200;
+
+/** PRODUCT part 4: names are trimmed and unique per business, case-insensitively. */
+export function contactNameKey(name: string): string {
+  return name.trim().normalize('NFC').toLowerCase();
+}
+
+export function checkContactName(name: string, field: string): string {
+  const trimmed = name.trim().normalize('NFC');
+  if (trimmed.length < 2 || trimmed.length > 120) {
+    throw errors.invalid(field, `${field} must be 2-120 characters after trimming spaces`);
+  }
+  return trimmed;
+}
+
+export function parsePhone(input: string, business: BusinessRow, field: string): string {
+  const phone = normalisePhone(input, business.country);
+  if (!phone) throw errors.invalid(field, `${field} is not a valid phone number`);
+  return phone;
+}
+
+export class ContactService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  /**
+   * Finds the business's contact with this name, or creates it (emitting contact.created).
+   * A phone fills in a contact that has none; it never replaces a different existing phone.
+   */
+  async findOrCreate(
+    trx: Trx,
+    business: BusinessRow,
+    name: string,
+    phone: string | null,
+  ): Promise<{ contact: repo.ContactRow; created: boolean }> {
+    const nameKey = contactNameKey(name);
+    const existing = await repo.findContactByNameKey(trx, business.id, nameKey);
+    if (existing)
+      return {
+        contact: await this.fillPhone(trx, existing, phone),
+        created: false,
+      };
+
+    const now = this.deps.clock.now();
+    const row: repo.ContactRow = {
+      id: uuidv7(now.getTime()),
+      business_id: business.id,
+      name,
+      name_key: nameKey,
+      phone,
+      phone_rev: phone === null ? null : reversedDigits(phone),
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    const inserted = await repo.insertContactIfAbsent(trx, row);
+    if (!inserted) {
+      // Another request created the same name a moment ago (PostgreSQL waited for it to commit).
+      const winner = await repo.findContactByNameKey(trx, business.id, nameKey);
+      if (!winner) throw new Error('contact vanished after a name conflict');
+      return {
+        contact: await this.fillPhone(trx, winner, phone),
+        created: false,
+      };
+    }
+    await addContact(trx, business.id);
+    await recordEvent(trx, {
+      businessId: business.id,
+      type: 'contact.created',
+      data: {
+        id: row.id,
+        name: row.name,
+        phone: row.phone,
+        createdAt: row.created_at,
+      },
+      at: now,
+    });
+    return { contact: row, created: true };
+  }
+
+  async fillPhone(trx: Executor, contact: repo.ContactRow, phone: string | null): Promise<repo.ContactRow> {
+    if (phone === null || contact.phone !== null) return contact;
+    const updated = await repo.updateContact(trx, contact.business_id, contact.id, {
+      phone,
+      phone_rev: reversedDigits(phone),
+      updated_at: this.deps.clock.now().toISOString(),
+    });
+    return updated ?? contact;
+  }
+
+  async create(
+    business: BusinessRow,
+    input: CreateContactInput,
+    trx?: Trx,
+  ): Promise<{
+    contact: repo.ContactRow;
+    standing: ContactStanding;
+    created: boolean;
+  }> {
+    const name = checkContactName(input.name, 'name');
+    const phone = input.phone === undefined ? null : parsePhone(input.phone, business, 'phone');
+    const work = async (t: Trx) => {
+      const { contact, created } = await this.findOrCreate(t, business, name, phone);
+      const standing = created ? NEW_CONTACT_STANDING : await this.standing(t, business, contact.id);
+      return { contact, standing, created };
+    };
+    return trx ? work(trx) : this.deps.db.transaction().execute(work);
+  }
+
+  async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
+    const contact = await repo.findContact(this.deps.db, business.id, id);
+    if (!contact) throw errors.notFound('contact');
+    return {
+      contact,
+      standing: await this.standing(this.deps.db, business, id),
+    };
+  }
+
+  async list(business: BusinessRow, query: ListContactsInput) {
+    const filter: repo.ContactFilter = {};
+    if (query.search !== undefined) {
+      const search = query.search.trim().normalize('NFC').toLowerCase();
+      if (search.length < 2) throw errors.invalid('search', 'search must be at least 2 characters');
+      filter.search = search;
+    }
+    if (query.phone !== undefined) {
+      const digits = query.phone.replace(/[\s()+.-]/g, '');
+      if (!/^\d{6,}$/.test(digits)) throw errors.invalid('phone', 'phone must be at least 6 digits');
+      filter.phoneRevPrefix = reversedDigits(digits);
+    }
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    const db = this.deps.db;
+    const unfiltered = filter.search === undefined && filter.phoneRevPrefix === undefined;
+    const [rows, total] = await Promise.all([
+      repo.listContacts(db, business.id, filter, limit, offset),
+      unfiltered ? this.contactCount(business.id) : repo.countContacts(db, business.id, filter),
+    ]);
+    const standings = await this.standings(
+      db,
+      business,
+      rows.map((r) => r.id),
+    );
+    return {
+      items: rows.map((contact) => ({
+        contact,
+        standing: standings.get(contact.id) ?? NEW_CONTACT_STANDING,
+      })),
+      total,
+      limit,
+      offset,
+    };
+  }
+
+  async update(business: BusinessRow, id: string, input: UpdateContactInput) {
+    const patch: Parameters<typeof repo.updateContact>[3] = {};
+    if (input.name !== undefined) {
+      patch.name = checkContactName(input.name, 'name');
+      patch.name_key = contactNameKey(patch.name);
+    }
+    if (input.phone !== undefined) {
+      patch.phone = input.phone === null ? null : parsePhone(input.phone, business, 'phone');
+      patch.phone_rev = patch.phone === null ? null : reversedDigits(patch.phone);
+    }
+    return this.deps.db.transaction().execute(async (trx) => {
+      const current = await repo.findContact(trx, business.id, id);
+      if (!current) throw errors.notFound('contact');
+      let contact = current;
+      if (Object.keys(patch).length > 0) {
+        patch.updated_at = this.deps.clock.now().toISOString();
+        try {
+          contact = (await repo.updateContact(trx, business.id, id, patch)) ?? current;
+        } catch (error) {
+          if (isUniqueViolation(error)) throw errors.conflict('another contact already has this name', 'name');
+          throw error;
+        }
+      }
+      return { contact, standing: await this.standing(trx, business, id) };
+    });
+  }
+
+  async standing(db: Executor, business: BusinessRow, contactId: string): Promise<ContactStanding> {
+    return (await this.standings(db, business, [contactId])).get(contactId) ?? NEW_CONTACT_STANDING;
+  }
+
+  /** Balances, payment score and risk flag of some contacts, computed from their dues. */
+  async standings(db: Executor, business: BusinessRow, contactIds: string[]): Promise<Map<string, ContactStanding>> {
+    const result = new Map<string, ContactStanding>();
+    if (contactIds.length === 0) return result;
+    const now = this.deps.clock.now();
+    const today = localDate(business.timezone, now);
+    const [balances, dues] = await Promise.all([
+      repo.contactBalances(db, business.id, contactIds, today),
+      repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT),
+    ]);
+    const duesByContact = new Map<string, { amountPaise: number; dueDate: string; paidDate: string | null }[]>();
+    for (const d of dues) {
+      let list = duesByContact.get(d.contact_id);
+      if (!list) {
+        list = [];
+        duesByContact.set(d.contact_id, list);
+      }
+      list.push({
+        amountPaise: Number(d.amount_paise),
+        dueDate: d.due_date,
+        paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+      });
+    }
+    for (const b of balances) {
+      const score = paymentScore(duesByContact.get(b.contact_id) ?? [], today);
+      const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
+      result.set(b.contact_id, {
+        paymentScore: score,
+        riskFlag: riskFlag(score, maxDaysOverdue),
+        outstandingPaise: Number(b.outstanding_paise),
+        pendingCount: Number(b.pending_count),
+        overdueCount: Number(b.overdue_count),
+        totalTransactions: Number(b.total_transactions),
+      });
+    }
+    return result;
+  }
+
+  private async contactCount(businessId: string): Promise<number> {
+    const row = await this.deps.db
+      .selectFrom('business_totals')
+      .select('contact_count')
+      .where('business_id', '=', businessId)
+      .executeTakeFirst();
+    return row?.contact_count ?? 0;
+  }
+}
+
+const NEW_CONTACT_STANDING: ContactStanding = {
+  paymentScore: 100,
+  riskFlag: 'low',
+  outstandingPaise: 0,
+  pendingCount: 0,
+  overdueCount: 0,
+  totalTransactions: 0,
+};

@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import * as core from './2026-11-21T00-00_core.js';
+
+/**
+ * Every migration, by name; names sort in the order they run. Listed statically (not read from the
+ * folder) so that they load the same way under tsx, vitest and its global setup. Add new ones at
+ * the end.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026-11-21T00-00_core': core,
+};

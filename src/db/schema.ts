@@ -1,0 +1,138 @@
+import type { Kysely, Transaction } from 'kysely';
+
+/**
+ * Table shapes as the code sees them on both stores. Timestamps are ISO 8601 UTC strings with
+ * milliseconds, dates are 'YYYY-MM-DD', booleans are 0/1 integers and money is integer paise:
+ * the PostgreSQL driver is configured to hand back the same JavaScript values as SQLite, so one
+ * code path serves both (see db/postgres.ts).
+ */
+
+export interface BusinessTable {
+  id: string;
+  name: string;
+  phone: string;
+  plan: string;
+  plan_expires_at: string;
+  currency: string;
+  language: string;
+  timezone: string;
+  country: string;
+  upi_id: string | null;
+  reminders_paused: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  business_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Per-business running totals, changed in the same transaction as the rows they count. */
+export interface BusinessTotalsTable {
+  business_id: string;
+  pending_count: number;
+  pending_paise: number;
+  overdue_count: number;
+  overdue_paise: number;
+  paid_count: number;
+  paid_paise: number;
+  contact_count: number;
+}
+
+/** Stored-pending dues per due date: lets "pending but already past due" be summed without a scan. */
+export interface PendingByDayTable {
+  business_id: string;
+  due_date: string;
+  due_count: number;
+  due_paise: number;
+}
+
+/** Paid dues by the business-local month of payment, for paid_this_month_paise. */
+export interface PaidByMonthTable {
+  business_id: string;
+  month: string;
+  due_count: number;
+  due_paise: number;
+}
+
+export interface ContactTable {
+  id: string;
+  business_id: string;
+  name: string;
+  /** trimmed, NFC, lower-cased name: the case-insensitive identity within the business */
+  name_key: string;
+  phone: string | null;
+  /** phone digits reversed, for index-friendly "phone ends with" search */
+  phone_rev: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TransactionTable {
+  id: string;
+  business_id: string;
+  contact_id: string;
+  amount_paise: number;
+  currency: string;
+  /** stored status: pending, overdue (set by the sweeper) or paid */
+  status: string;
+  /** 1 while pending or overdue, 0 once paid: the leading column of the list indexes */
+  open: number;
+  direction: string;
+  due_date: string;
+  paid_at: string | null;
+  utr: string | null;
+  payment_method: string | null;
+  invoice_number: string | null;
+  notes: string | null;
+  reminder_count: number;
+  /** "I have paid" claims made on the pay page */
+  claim_count: number;
+  pay_token: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeyTable {
+  business_id: string;
+  operation: string;
+  idempotency_key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+  created_at: string;
+}
+
+/** The outbox: one row per event, written in the transaction of the change that caused it. */
+export interface EventTable {
+  id: string;
+  business_id: string;
+  type: string;
+  /** the exact JSON text of the event's `data` */
+  payload: string;
+  created_at: string;
+  /** set once the event has been fanned out to webhook deliveries */
+  dispatched_at: string | null;
+}
+
+export interface Database {
+  businesses: BusinessTable;
+  api_keys: ApiKeyTable;
+  business_totals: BusinessTotalsTable;
+  pending_by_day: PendingByDayTable;
+  paid_by_month: PaidByMonthTable;
+  contacts: ContactTable;
+  transactions: TransactionTable;
+  idempotency_keys: IdempotencyKeyTable;
+  events: EventTable;
+}
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** A repository's first argument: the database, or a transaction opened by a service. */
+export type Executor = Db | Trx;

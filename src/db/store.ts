@@ -1,0 +1,64 @@
+import { Kysely, Migrator, sql } from 'kysely';
+import type pg from 'pg';
+import type { Config } from '../config.js';
+import { openPostgres } from './postgres.js';
+import { migrations } from './migrations/index.js';
+import type { Database, Db } from './schema.js';
+import { openSqlite } from './sqlite.js';
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly kind: StoreKind;
+  readonly db: Db;
+  /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
+  readonly pgPool?: pg.Pool;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MigrationError extends Error {}
+
+export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>): Store {
+  if (config.databaseUrl) {
+    const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax);
+    const db = new Kysely<Database>({ dialect });
+    return {
+      kind: 'postgres',
+      db,
+      pgPool: pool,
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const { dialect } = openSqlite(config.dataDir);
+  const db = new Kysely<Database>({ dialect });
+  return {
+    kind: 'sqlite',
+    db,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Applies pending migrations and fails loudly: a half-migrated store must never serve. Kysely's
+ * migrator takes a lock, so several processes starting at once on PostgreSQL are safe.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
+    throw new MigrationError(`migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+  }
+  return (results ?? []).map((r) => r.migrationName);
+}

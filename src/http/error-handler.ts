@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, errors } from './errors.js';
+import { validationToAppError } from './validation.js';
+
+const CODE_FOR_STATUS: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  422: 'unprocessable',
+  429: 'rate_limited',
+};
+
+/** Turns whatever was thrown into an AppError; unknown errors become a generic 500. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as Partial<FastifyError> & { validationContext?: string };
+  if (e.validation) return validationToAppError(e.validation, e.validationContext);
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.badRequest('request body is not valid JSON');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.badRequest('request body is empty');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return errors.badRequest('Content-Type must be application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.badRequest('request body is larger than 64 KB');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.badRequest('Content-Length does not match the body');
+  }
+  if (error instanceof SyntaxError && e.statusCode === 400) return errors.badRequest('request body is not valid JSON');
+  const status = e.statusCode ?? 500;
+  const code = CODE_FOR_STATUS[status];
+  if (code && status < 500) return new AppError(code, status === 404 ? 'not found' : 'invalid request');
+  return new AppError('internal', 'internal error');
+}
+
+/**
+ * The one error handler (PRODUCT part 2): every failure leaves as
+ * {"error": {"code", "message", "field"?}}. Unknown errors are logged with the request id and
+ * answered with a generic message: no stack trace or SQL reaches a response.
+ */
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (appError.headers) reply.headers(appError.headers);
+  return reply.code(appError.status).send(appError.toBody());
+}
+
+export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(404).send(errors.notFound('route').toBody());
+}

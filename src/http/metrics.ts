@@ -1,0 +1,61 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Prometheus metrics (PRODUCT part 9). One registry per process; workers record their outcomes
+ * on the same object, and queue lag gauges are read from the store at scrape time.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route and status (its _count is the request count)',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    reminders: new Counter({
+      name: 'reminders_total',
+      help: 'Reminder attempts by outcome (sent, or the protection that held it back)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    jobRuns: new Counter({
+      name: 'worker_job_items_total',
+      help: 'Items handled by background jobs',
+      labelNames: ['job'] as const,
+      registers: [registry],
+    }),
+    jobErrors: new Counter({
+      name: 'worker_job_errors_total',
+      help: 'Background job runs that failed',
+      labelNames: ['job'] as const,
+      registers: [registry],
+    }),
+    /** Register a gauge whose value is read (e.g. from the store) when Prometheus scrapes. */
+    lagGauge(name: string, help: string, read: () => Promise<number>) {
+      return new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          try {
+            this.set(await read());
+          } catch {
+            // A failing read leaves the last value; /readyz reports the store itself.
+          }
+        },
+      });
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,33 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { App } from './types.js';
+
+/**
+ * OpenAPI 3.1 generated from the same TypeBox schemas that validate requests and serialise
+ * responses; shared schemas (those with an $id) become named components.
+ */
+export async function registerOpenApi(app: App, publicBaseUrl: string) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Receivables API',
+        version: '1.0.0',
+        description:
+          'Track the money your buyers owe you (dues), your contacts and totals; send payment reminders; receive signed webhook events. Amounts are integers in paise. Errors are {"error": {"code", "message", "field"}}. Every request is limited per API key (RateLimit-* headers; 429 with Retry-After: 60).',
+      },
+      servers: [{ url: publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        },
+      },
+      security: [{ apiKey: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,104 @@
+/**
+ * Calendar arithmetic in a business's time zone. Dates are 'YYYY-MM-DD' strings, which sort and
+ * compare correctly as text on both stores.
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export interface LocalParts {
+  date: string;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** Wall-clock date and time of an instant in a time zone. */
+export function localParts(timeZone: string, at: Date): LocalParts {
+  const parts: Record<string, string> = {};
+  for (const p of formatter(timeZone).formatToParts(at)) parts[p.type] = p.value;
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
+}
+
+/** Today's date in a time zone. */
+export function localDate(timeZone: string, at: Date): string {
+  return localParts(timeZone, at).date;
+}
+
+/** 'YYYY-MM' of the instant in the time zone. */
+export function localMonth(timeZone: string, at: Date): string {
+  return localDate(timeZone, at).slice(0, 7);
+}
+
+/**
+ * The instant at which the wall clock in `timeZone` shows `date` `hour:minute`. Wall times that do
+ * not exist (a spring-forward gap) resolve to the first instant after the gap.
+ */
+export function instantAt(timeZone: string, date: string, hour: number, minute = 0): Date {
+  const asUtc = Date.parse(`${date}T00:00:00.000Z`) + (hour * 60 + minute) * 60_000;
+  // Two passes of "guess, measure the zone offset at the guess, correct" settle even across DST.
+  let guess = asUtc;
+  for (let i = 0; i < 2; i++) {
+    const p = localParts(timeZone, new Date(guess));
+    const shown = Date.parse(`${p.date}T00:00:00.000Z`) + ((p.hour * 60 + p.minute) * 60 + p.second) * 1000;
+    guess += asUtc - shown;
+  }
+  return new Date(guess);
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True for a real calendar date written YYYY-MM-DD (no 2026-02-30). */
+export function isCalendarDate(value: string): boolean {
+  const m = DATE_RE.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (y < 1900 || mo < 1 || mo > 12 || d < 1) return false;
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= daysInMonth;
+}
+
+/** Whole days from `from` to `to` (both YYYY-MM-DD); negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** SPEC part 1: a due_date in a response is 00:00:00 UTC of that day. */
+export function dateToTimestamp(date: string): string {
+  return `${date}T00:00:00.000Z`;
+}
+
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}

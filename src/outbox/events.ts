@@ -1,0 +1,42 @@
+import type { Executor } from '../db/schema.js';
+import { uuidv7 } from '../lib/ids.js';
+
+/** Every subscribable event name (SPEC part 6), in the order GET /v1/webhooks lists them. */
+export const EVENT_TYPES = [
+  'transaction.created',
+  'transaction.updated',
+  'transaction.paid',
+  'transaction.deleted',
+  'payment.received',
+  'reminder.sent',
+  'contact.created',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Writes an event to the outbox. Call it with the transaction of the change that caused the
+ * event: a change that commits always has its event, a change that rolls back never does.
+ */
+export async function recordEvent(
+  trx: Executor,
+  event: {
+    businessId: string;
+    type: EventType;
+    data: Record<string, unknown>;
+    at: Date;
+  },
+): Promise<string> {
+  const id = uuidv7(event.at.getTime());
+  await trx
+    .insertInto('events')
+    .values({
+      id,
+      business_id: event.businessId,
+      type: event.type,
+      payload: JSON.stringify(event.data),
+      created_at: event.at.toISOString(),
+      dispatched_at: null,
+    })
+    .execute();
+  return id;
+}

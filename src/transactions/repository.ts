@@ -1,0 +1,158 @@
+import type { Executor, TransactionTable } from '../db/schema.js';
+import type { StatusFilter } from './schema.js';
+
+export type TransactionRow = TransactionTable;
+export type TransactionView = TransactionRow & {
+  contact_name: string;
+  contact_phone: string | null;
+};
+
+function withContact(db: Executor) {
+  return db
+    .selectFrom('transactions')
+    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
+    .selectAll('transactions')
+    .select(['contacts.name as contact_name', 'contacts.phone as contact_phone']);
+}
+
+export function insertTransaction(db: Executor, row: TransactionRow) {
+  return db.insertInto('transactions').values(row).execute();
+}
+
+export function findTransaction(db: Executor, businessId: string, id: string): Promise<TransactionView | undefined> {
+  return withContact(db)
+    .where('transactions.business_id', '=', businessId)
+    .where('transactions.id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findTransactionByToken(db: Executor, token: string): Promise<TransactionView | undefined> {
+  return withContact(db).where('transactions.pay_token', '=', token).executeTakeFirst();
+}
+
+export interface TransactionFilter {
+  status?: StatusFilter | undefined;
+  contactId?: string | undefined;
+  since?: string | undefined;
+  /** the business's local date, which splits pending from overdue */
+  today: string;
+}
+
+/**
+ * The status filters as index ranges (transactions_business_open_due): stored overdue dues always
+ * have a past due date, so "overdue" is exactly "open and due before today", and "pending" is
+ * "open and due today or later", whether or not the sweeper has run yet.
+ */
+function applyFilter<Q extends ReturnType<typeof withContact>>(q: Q, f: TransactionFilter): Q {
+  let r = q;
+  switch (f.status) {
+    case 'pending':
+      r = r.where('transactions.open', '=', 1).where('transactions.due_date', '>=', f.today) as Q;
+      break;
+    case 'overdue':
+      r = r.where('transactions.open', '=', 1).where('transactions.due_date', '<', f.today) as Q;
+      break;
+    case 'outstanding':
+      r = r.where('transactions.open', '=', 1) as Q;
+      break;
+    case 'paid':
+      r = r.where('transactions.open', '=', 0) as Q;
+      break;
+  }
+  if (f.contactId !== undefined) r = r.where('transactions.contact_id', '=', f.contactId) as Q;
+  if (f.since !== undefined) r = r.where('transactions.updated_at', '>=', f.since) as Q;
+  return r;
+}
+
+export function listTransactions(
+  db: Executor,
+  businessId: string,
+  filter: TransactionFilter,
+  limit: number,
+  offset: number,
+): Promise<TransactionView[]> {
+  return applyFilter(withContact(db).where('transactions.business_id', '=', businessId), filter)
+    .orderBy('transactions.due_date', 'desc')
+    .orderBy('transactions.created_at', 'desc')
+    .orderBy('transactions.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countTransactions(db: Executor, businessId: string, filter: TransactionFilter): Promise<number> {
+  let q = db.selectFrom('transactions').where('business_id', '=', businessId);
+  switch (filter.status) {
+    case 'pending':
+      q = q.where('open', '=', 1).where('due_date', '>=', filter.today);
+      break;
+    case 'overdue':
+      q = q.where('open', '=', 1).where('due_date', '<', filter.today);
+      break;
+    case 'outstanding':
+      q = q.where('open', '=', 1);
+      break;
+    case 'paid':
+      q = q.where('open', '=', 0);
+      break;
+  }
+  if (filter.contactId !== undefined) q = q.where('contact_id', '=', filter.contactId);
+  if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
+  const row = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Marks an open due paid if it still has the status it was read with; undefined otherwise. */
+export function markPaidIfStatus(
+  db: Executor,
+  businessId: string,
+  id: string,
+  expectedStatus: string,
+  paid: { paid_at: string; utr: string | null; payment_method: string },
+) {
+  return db
+    .updateTable('transactions')
+    .set({ status: 'paid', open: 0, ...paid, updated_at: paid.paid_at })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('status', '=', expectedStatus)
+    .returning('id')
+    .executeTakeFirst();
+}
+
+/** Pending days that have passed somewhere in the world (`latestToday` is the furthest-ahead zone's date). */
+export function pendingDaysBefore(db: Executor, latestToday: string, limit: number) {
+  return db
+    .selectFrom('pending_by_day')
+    .innerJoin('businesses', 'businesses.id', 'pending_by_day.business_id')
+    .select(['pending_by_day.business_id', 'pending_by_day.due_date', 'businesses.timezone'])
+    .where('pending_by_day.due_date', '<', latestToday)
+    .orderBy('pending_by_day.due_date')
+    .limit(limit)
+    .execute();
+}
+
+/** Moves up to `limit` stored-pending dues of one business and day to overdue; returns their amounts. */
+export async function markOverdueBatch(db: Executor, businessId: string, dueDate: string, at: string, limit: number) {
+  const ids = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('open', '=', 1)
+    .where('due_date', '=', dueDate)
+    .where('status', '=', 'pending')
+    .limit(limit)
+    .execute();
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('transactions')
+    .set({ status: 'overdue', updated_at: at })
+    .where(
+      'id',
+      'in',
+      ids.map((r) => r.id),
+    )
+    .where('status', '=', 'pending')
+    .returning('amount_paise')
+    .execute();
+}

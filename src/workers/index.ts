@@ -1,0 +1,26 @@
+import type { Config } from '../config.js';
+import type { Store } from '../db/store.js';
+import { Idempotency } from '../http/idempotency.js';
+import type { Metrics } from '../http/metrics.js';
+import type { Clock } from '../lib/clock.js';
+import type { Services } from '../services.js';
+import { idempotencyPurge } from './idempotency-purge.js';
+import { overdueSweeper } from './overdue-sweeper.js';
+import type { Job } from './runner.js';
+
+export interface WorkerDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  services: Services;
+  metrics: Metrics;
+}
+
+/** Every background job; the API process (WORKERS=on) and `npm run worker` run the same list. */
+export function createJobs(deps: WorkerDeps): Job[] {
+  const { db } = deps.store;
+  return [
+    overdueSweeper({ db, clock: deps.clock }),
+    idempotencyPurge(new Idempotency({ db, clock: deps.clock, storeKind: deps.store.kind })),
+  ];
+}

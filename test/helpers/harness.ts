@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { InjectOptions } from 'fastify';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import type { BusinessRow } from '../../src/businesses/repository.js';
+import type { CreateBusinessInput } from '../../src/businesses/service.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { migrate, openStore, type Store } from '../../src/db/store.js';
+import { createMetrics } from '../../src/http/metrics.js';
+import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
+import type { App } from '../../src/http/types.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createServices, type Services } from '../../src/services.js';
+
+export const STORE = (process.env.TEST_STORE ?? 'sqlite') as 'sqlite' | 'postgres';
+
+/** A store for one test file: a fresh SQLite file, or the run's throw-away PostgreSQL database. */
+export async function openTestStore(): Promise<{ store: Store; dataDir: string; databaseUrl: string | undefined }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-test-'));
+  const databaseUrl = STORE === 'postgres' ? inject('pgUrl') : undefined;
+  const store = openStore({ dataDir, databaseUrl, pgPoolMax: 5 });
+  if (STORE === 'sqlite') await migrate(store.db);
+  return { store, dataDir, databaseUrl };
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** raw payload instead of JSON (for malformed-body tests) */
+  payload?: string | Buffer;
+}
+
+export interface TestBusiness {
+  business: BusinessRow;
+  apiKey: string;
+  get<T = any>(url: string, options?: CallOptions): Promise<Response<T>>;
+  post<T = any>(url: string, body?: unknown, options?: CallOptions): Promise<Response<T>>;
+  patch<T = any>(url: string, body?: unknown, options?: CallOptions): Promise<Response<T>>;
+  delete<T = any>(url: string, options?: CallOptions): Promise<Response<T>>;
+}
+
+export interface Harness {
+  app: App;
+  store: Store;
+  clock: ManualClock;
+  config: Config;
+  services: Services;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** Calls the app over its HTTP interface (light-my-request: no socket, same code path). */
+  request<T = any>(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<Response<T>>;
+  /** A new business with its own API key: tests own their data and never share ids. */
+  newBusiness(input?: Partial<CreateBusinessInput>): Promise<TestBusiness>;
+  close(): Promise<void>;
+}
+
+let phoneCounter = 0;
+/** A valid Indian mobile number that no other test business uses. */
+export function uniquePhone(): string {
+  phoneCounter = (phoneCounter + 1) % 100_000;
+  const tail = `${process.pid % 1000}`.padStart(3, '0') + `${phoneCounter}`.padStart(5, '0');
+  return `+91 9${tail}${(randomBytes(1)[0] as number) % 10}`;
+}
+
+export async function startHarness(
+  options: { env?: Record<string, string>; config?: Partial<Config>; now?: string } = {},
+): Promise<Harness> {
+  const { store, dataDir, databaseUrl } = await openTestStore();
+  const clock = new ManualClock(options.now ?? new Date());
+  const config = loadConfig(
+    {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      AUTH_FAILURES_PER_MINUTE: '1000000',
+      PUBLIC_BASE_URL: 'https://pay.example.test',
+      ...options.env,
+    },
+    { dataDir, databaseUrl, ...options.config },
+  );
+  const services = createServices({ store, clock, config });
+  const metrics = createMetrics();
+  const rateLimits = new MemoryRateLimitStore(clock);
+  const app = await buildApp({ config, store, clock, services, rateLimits, metrics }, pino({ level: 'silent' }));
+  await app.ready();
+
+  async function request<T>(method: InjectOptions['method'], url: string, o: CallOptions = {}): Promise<Response<T>> {
+    const headers: Record<string, string> = { ...o.headers };
+    let payload: string | Buffer | undefined = o.payload;
+    if (payload === undefined && o.body !== undefined) {
+      payload = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) });
+    let body: unknown;
+    try {
+      body = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body: body as T, text: res.body };
+  }
+
+  return {
+    app,
+    store,
+    clock,
+    config,
+    services,
+    dataDir,
+    databaseUrl,
+    request,
+    async newBusiness(input = {}) {
+      const { business, apiKey } = await services.businesses.create({
+        name: `Test Traders ${randomBytes(3).toString('hex')}`,
+        phone: uniquePhone(),
+        ...input,
+      });
+      const withKey = (o: CallOptions = {}) => ({ ...o, headers: { 'x-api-key': apiKey, ...o.headers } });
+      return {
+        business,
+        apiKey,
+        get: (url, o) => request('GET', url, withKey(o)),
+        post: (url, body, o) => request('POST', url, withKey({ ...o, body })),
+        patch: (url, body, o) => request('PATCH', url, withKey({ ...o, body })),
+        delete: (url, o) => request('DELETE', url, withKey(o)),
+      };
+    },
+    async close() {
+      await app.close();
+      await rateLimits.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -10,8 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
       {
+        extends: true,
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
@@ -19,6 +20,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'postgres',
           include: ['test/**/*.test.ts'],

@@ -19,8 +19,10 @@ export interface Runtime {
 }
 
 /** config -> logger -> store (migrated) -> services: shared by the server, the worker and the CLI. */
-export async function bootstrap(options: { logLevel?: string; logToStderr?: boolean } = {}): Promise<Runtime> {
-  const config = loadConfig();
+export async function bootstrap(
+  options: { env?: Record<string, string | undefined>; logLevel?: string; logToStderr?: boolean } = {},
+): Promise<Runtime> {
+  const config = loadConfig(options.env);
   const logger = createLogger(options.logLevel ?? config.logLevel, options.logToStderr ? 2 : 1);
   const store = openStore(config);
   try {

@@ -1,8 +1,8 @@
 import { Kysely, Migrator, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
-import { openPostgres } from './postgres.js';
 import { migrations } from './migrations/index.js';
+import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
 import { openSqlite } from './sqlite.js';
 

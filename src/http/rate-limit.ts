@@ -48,6 +48,14 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Shared counters in Redis (one atomic script per hit). If Redis cannot be reached the limiter
  * falls back to this process's own counters rather than refusing or waving through all traffic.
@@ -60,10 +68,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor(url: string, clock: Clock, onError: (error: unknown) => void) {
     this.#redis = new Redis(url, {
       maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
+      // Queue commands while (re)connecting, e.g. right after start-up; hit() bounds the wait.
+      enableOfflineQueue: true,
       connectTimeout: 2000,
       commandTimeout: 500,
-      lazyConnect: false,
     });
     this.#redis.on('error', () => {});
     // defineCommand sends the script once and then calls it by its SHA.
@@ -80,7 +88,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       const redis = this.#redis as Redis & {
         rateLimitHit(key: string, ms: string): Promise<[number, number]>;
       };
-      const [count, ttl] = await redis.rateLimitHit(`rl:${key}`, String(windowMs));
+      const [count, ttl] = await withTimeout(redis.rateLimitHit(`rl:${key}`, String(windowMs)), 500);
       return { count, resetInMs: ttl };
     } catch (error) {
       this.#onError(error);

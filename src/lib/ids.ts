@@ -1,15 +1,41 @@
 import { createHash, randomBytes } from 'node:crypto';
 
+const RAND_BITS = 74n;
+const RAND_LIMIT = 1n << RAND_BITS;
+let lastMs = -1;
+let lastRand = 0n;
+
+function random74(): bigint {
+  return BigInt(`0x${randomBytes(10).toString('hex')}`) & (RAND_LIMIT - 1n);
+}
+
 /**
  * UUID version 7 (RFC 9562): time-ordered, so new rows land at the end of primary-key indexes
- * instead of at random pages, which keeps inserts cheap at millions of rows.
+ * instead of at random pages, which keeps inserts cheap at millions of rows. Within one process
+ * ids are strictly increasing (RFC 9562 method 2: the random part is incremented when the
+ * millisecond repeats), so ordering by id is the order of creation, e.g. for outbox events.
  */
 export function uuidv7(nowMs: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(nowMs, 0, 6);
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x70;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
+  let ms = nowMs;
+  let rand: bigint;
+  if (ms <= lastMs) {
+    ms = lastMs;
+    rand = lastRand + 1n;
+    if (rand >= RAND_LIMIT) {
+      ms += 1;
+      rand = random74();
+    }
+  } else {
+    rand = random74();
+  }
+  lastMs = ms;
+  lastRand = rand;
+  const randA = Number(rand >> 62n) & 0xfff;
+  const randB = (rand & ((1n << 62n) - 1n)) | (0b10n << 62n);
+  const hex =
+    ms.toString(16).padStart(12, '0') +
+    (0x7000 | randA).toString(16).padStart(4, '0') +
+    randB.toString(16).padStart(16, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

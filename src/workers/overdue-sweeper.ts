@@ -7,8 +7,6 @@ import type { Job } from './runner.js';
 
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
-const DAYS_PER_RUN = 200;
-const DUES_PER_BATCH = 500;
 
 /**
  * PRODUCT part 3: moves stored pending dues whose due date has passed (in the business's time
@@ -17,13 +15,16 @@ const DUES_PER_BATCH = 500;
  * honest. Each batch updates the dues and the totals in one transaction, and only rows still
  * pending are moved, so concurrent sweepers and mark-paid calls cannot double-count.
  */
-export function overdueSweeper(deps: { db: Db; clock: Clock }, idleMs = 60_000): Job {
+export function overdueSweeper(
+  deps: { db: Db; clock: Clock },
+  { idleMs = 60_000, daysPerRun = 200, duesPerBatch = 500 } = {},
+): Job {
   return {
     name: 'overdue-sweeper',
     idleMs,
     async runOnce(signal) {
       const now = deps.clock.now();
-      const days = await repo.pendingDaysBefore(deps.db, localDate(EARLIEST_ZONE, now), DAYS_PER_RUN);
+      const days = await repo.pendingDaysBefore(deps.db, localDate(EARLIEST_ZONE, now), daysPerRun);
       let moved = 0;
       for (const day of days) {
         if (signal.aborted) break;
@@ -35,7 +36,7 @@ export function overdueSweeper(deps: { db: Db; clock: Clock }, idleMs = 60_000):
               day.business_id,
               day.due_date,
               now.toISOString(),
-              DUES_PER_BATCH,
+              duesPerBatch,
             );
             if (rows.length > 0) {
               const paise = rows.reduce((sum, r) => sum + Number(r.amount_paise), 0);
@@ -44,7 +45,7 @@ export function overdueSweeper(deps: { db: Db; clock: Clock }, idleMs = 60_000):
             return rows.length;
           });
           moved += batch;
-          if (batch < DUES_PER_BATCH || signal.aborted) break;
+          if (batch < duesPerBatch || signal.aborted) break;
         }
       }
       return moved;

@@ -1,0 +1,183 @@
+import { parseArgs } from 'node:util';
+import { presentBusinessForOperator } from '../businesses/presenter.js';
+import type { BusinessService } from '../businesses/service.js';
+import { AppError } from '../http/errors.js';
+
+/**
+ * Admin CLI (PRODUCT part 1, contract):
+ *   npm run -s cli -- <command> [options] [--json]
+ * With --json, exactly one JSON object is printed on stdout. Bad arguments: a message on stderr
+ * and exit code 2.
+ */
+const USAGE = `usage: npm run -s cli -- <command> [options] [--json]
+
+commands:
+  business create --name N --phone P [--plan business] [--currency INR] [--country IN]
+                  [--language en] [--timezone Asia/Kolkata]
+  business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false]
+               [--upi-id VPA]
+  key issue --business ID
+  key revoke --key KEY`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  phone: { type: 'string' },
+  plan: { type: 'string' },
+  currency: { type: 'string' },
+  country: { type: 'string' },
+  language: { type: 'string' },
+  timezone: { type: 'string' },
+  business: { type: 'string' },
+  'plan-expires-at': { type: 'string' },
+  'reminders-paused': { type: 'string' },
+  'upi-id': { type: 'string' },
+  key: { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function allowOnly(values: Values, allowed: string[]) {
+  for (const key of Object.keys(values)) {
+    if (key !== 'json' && key !== 'help' && !allowed.includes(key)) {
+      throw new UsageError(`--${key} does not apply to this command`);
+    }
+  }
+}
+
+type Command = (values: Values, businesses: BusinessService) => Promise<{ json: object; text: string }>;
+
+const COMMANDS: Record<string, Command> = {
+  'business create': async (v, businesses) => {
+    allowOnly(v, ['name', 'phone', 'plan', 'currency', 'country', 'language', 'timezone']);
+    const { business, apiKey } = await businesses.create({
+      name: required(v, 'name'),
+      phone: required(v, 'phone'),
+      ...(v.plan !== undefined && { plan: v.plan }),
+      ...(v.currency !== undefined && { currency: v.currency }),
+      ...(v.country !== undefined && { country: v.country }),
+      ...(v.language !== undefined && { language: v.language }),
+      ...(v.timezone !== undefined && { timezone: v.timezone }),
+    });
+    return {
+      json: { business: presentBusinessForOperator(business), api_key: apiKey },
+      text: `created business ${business.name} (${business.id}), plan ${business.plan}\nAPI key (shown once): ${apiKey}`,
+    };
+  },
+  'business set': async (v, businesses) => {
+    allowOnly(v, ['business', 'plan', 'plan-expires-at', 'reminders-paused', 'upi-id']);
+    const id = required(v, 'business');
+    const paused = v['reminders-paused'];
+    if (paused !== undefined && paused !== 'true' && paused !== 'false') {
+      throw new UsageError('--reminders-paused must be true or false');
+    }
+    if (
+      v.plan === undefined &&
+      v['plan-expires-at'] === undefined &&
+      paused === undefined &&
+      v['upi-id'] === undefined
+    ) {
+      throw new UsageError(
+        'business set needs at least one of --plan, --plan-expires-at, --reminders-paused, --upi-id',
+      );
+    }
+    const business = await businesses.update(id, {
+      ...(v.plan !== undefined && { plan: v.plan }),
+      ...(v['plan-expires-at'] !== undefined && {
+        planExpiresAt: v['plan-expires-at'],
+      }),
+      ...(paused !== undefined && { remindersPaused: paused === 'true' }),
+      ...(v['upi-id'] !== undefined && {
+        upiId: v['upi-id'] === '' ? null : v['upi-id'],
+      }),
+    });
+    return {
+      json: { business: presentBusinessForOperator(business) },
+      text: `updated business ${business.id}`,
+    };
+  },
+  'key issue': async (v, businesses) => {
+    allowOnly(v, ['business']);
+    const apiKey = await businesses.issueKey(required(v, 'business'));
+    return {
+      json: { api_key: apiKey },
+      text: `API key (shown once): ${apiKey}`,
+    };
+  },
+  'key revoke': async (v, businesses) => {
+    allowOnly(v, ['key']);
+    const revoked = await businesses.revokeKey(required(v, 'key'));
+    if (!revoked) throw new UsageError('no active API key matches --key');
+    return { json: { revoked: true }, text: 'API key revoked' };
+  },
+};
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Runs one CLI command; returns the exit code. In-process so that it can be tested directly. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const fail = (error: unknown, json: boolean) => report(error, json, io);
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    return fail(new UsageError((error as Error).message), argv.includes('--json'));
+  }
+  const { values, positionals } = parsed;
+  const json = values.json === true;
+  if (values.help) {
+    io.err(USAGE);
+    return 0;
+  }
+  const name = positionals.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command || positionals.length !== 2) {
+    return fail(
+      new UsageError(positionals.length === 0 ? 'a command is required' : `unknown command "${positionals.join(' ')}"`),
+      json,
+    );
+  }
+
+  // Imported late so that `--help` and usage errors answer without opening the store.
+  const { bootstrap } = await import('../bootstrap.js');
+  const runtime = await bootstrap({ env: io.env, logLevel: 'warn', logToStderr: true });
+  try {
+    const result = await command(values, runtime.services.businesses);
+    io.out(json ? JSON.stringify(result.json) : result.text);
+    return 0;
+  } catch (error) {
+    return fail(error, json);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function report(error: unknown, json: boolean, io: CliIo): number {
+  // Argument problems (and a business or key that does not exist) are exit 2; anything else 1.
+  const usage = error instanceof UsageError || (error instanceof AppError && error.status < 500);
+  const message = error instanceof Error ? error.message : String(error);
+  if (json) {
+    const field = error instanceof AppError ? error.field : undefined;
+    io.out(JSON.stringify({ error: { message, ...(field !== undefined && { field }) } }));
+  }
+  io.err(usage ? `error: ${message}\n\n${USAGE}` : `error: ${message}`);
+  return usage ? 2 : 1;
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { isUuid, randomToken, uuidv7 } from './ids.js';
+
+describe('uuidv7', () => {
+  it('produces RFC 9562 version 7 uuids carrying the time', () => {
+    const id = uuidv7(Date.parse('2030-01-01T00:00:00.000Z'));
+    expect(isUuid(id)).toBe(true);
+    expect(id[14]).toBe('7');
+    expect(['8', '9', 'a', 'b']).toContain(id[19]);
+    expect(Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBeGreaterThanOrEqual(
+      Date.parse('2030-01-01T00:00:00.000Z'),
+    );
+  });
+
+  it('is strictly increasing within a millisecond and when the clock goes back', () => {
+    const ids = [uuidv7(5_000_000_000_000), uuidv7(5_000_000_000_000), uuidv7(4_000_000_000_000), uuidv7()];
+    for (let i = 1; i < ids.length; i++) expect((ids[i] as string) > (ids[i - 1] as string)).toBe(true);
+    const many = Array.from({ length: 1000 }, () => uuidv7(6_000_000_000_000));
+    expect([...many].sort()).toEqual(many);
+    expect(new Set(many).size).toBe(1000);
+  });
+});
+
+describe('randomToken', () => {
+  it('is URL-safe and carries at least 128 random bits', () => {
+    const token = randomToken();
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(Buffer.from(token, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
+    expect(randomToken()).not.toBe(token);
+  });
+});

@@ -1,0 +1,73 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { createMetrics } from '../src/http/metrics.js';
+import { RedisRateLimitStore } from '../src/http/rate-limit.js';
+import type { App } from '../src/http/types.js';
+import { type Harness, startHarness } from './helpers/harness.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ env: { RATE_LIMIT_PER_MINUTE: '4' } });
+});
+afterAll(() => h.close());
+
+/** A second API process in all but name: its own app and its own limiter, on the same store. */
+async function apiProcess(redisUrl: string, onError: (e: unknown) => void = () => {}) {
+  const rateLimits = new RedisRateLimitStore(redisUrl, h.clock, onError);
+  const app: App = await buildApp(
+    { config: h.config, store: h.store, clock: h.clock, services: h.services, rateLimits, metrics: createMetrics() },
+    pino({ level: 'silent' }),
+  );
+  return {
+    app,
+    async close() {
+      await app.close();
+      await rateLimits.close();
+    },
+  };
+}
+
+describe('rate limit shared through Redis (REDIS_URL)', () => {
+  it('counts one budget across processes', async () => {
+    const a = await apiProcess(REDIS_URL);
+    const b = await apiProcess(REDIS_URL);
+    try {
+      const biz = await h.newBusiness();
+      const headers = { 'x-api-key': biz.apiKey };
+      const statuses = [];
+      for (const app of [a.app, b.app, a.app, b.app, a.app, b.app]) {
+        const res = await app.inject({ method: 'GET', url: '/v1/me', headers });
+        statuses.push(res.statusCode);
+        if (res.statusCode === 429) expect(res.headers['retry-after']).toBe('60');
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+      const last = await b.app.inject({ method: 'GET', url: '/v1/me', headers });
+      expect(Number(last.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      expect(last.headers['ratelimit-remaining']).toBe('0');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('falls back to per-process counting when Redis is unreachable', async () => {
+    const errors: unknown[] = [];
+    const down = await apiProcess('redis://127.0.0.1:1', (e) => errors.push(e));
+    try {
+      const biz = await h.newBusiness();
+      const statuses = [];
+      for (let i = 0; i < 5; i++) {
+        statuses.push(
+          (await down.app.inject({ method: 'GET', url: '/v1/me', headers: { 'x-api-key': biz.apiKey } })).statusCode,
+        );
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await down.close();
+    }
+  });
+});

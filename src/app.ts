@@ -13,6 +13,7 @@ import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { opsRoutes } from './ops/routes.js';
+import { payPageRoutes } from './paypage/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
@@ -106,6 +107,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   }
   await registerOpenApi(app, config.publicBaseUrl);
   await app.register(opsRoutes);
+  // The buyer's pay page: no API key, so outside the /v1 scope.
+  await app.register(payPageRoutes, { prefix: '/pay' });
 
   const authenticate = authenticationHook({
     config,

@@ -120,6 +120,15 @@ export interface EventTable {
   dispatched_at: string | null;
 }
 
+/** An "I have paid" claim made on the pay page; transactions.claim_count counts them. */
+export interface PaymentClaimTable {
+  id: string;
+  business_id: string;
+  transaction_id: string;
+  reference: string | null;
+  created_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -130,6 +139,7 @@ export interface Database {
   transactions: TransactionTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;
+  payment_claims: PaymentClaimTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,0 +1,106 @@
+import type { FastifyReply } from 'fastify';
+import type { App } from '../http/types.js';
+import { CONTENT_SECURITY_POLICY } from './html.js';
+import { renderMessage, renderPayPage } from './pages.js';
+import { PayPageService } from './service.js';
+
+/**
+ * The token in the URL is the only credential, so the page never lets it leak: no referrer, no
+ * caching, no indexing, no framing, and a CSP under which nothing but the page's own style loads.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  'x-robots-tag': 'noindex, nofollow',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+/** One page for a malformed and an unknown token alike: nothing tells whether a token exists. */
+const NOT_FOUND_PAGE = renderMessage(
+  'Payment link not found',
+  'This payment link is not valid. Check the link you were sent, or ask the business for a new one.',
+);
+
+function sendHtml(reply: FastifyReply, status: number, page: string) {
+  return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(page);
+}
+
+/** A form body as the browser sends it; repeated fields keep their first value. */
+function parseForm(body: string): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(body)) if (!(key in form)) form[key] = value;
+  return form;
+}
+
+type TokenRoute = { Params: { token: string } };
+
+/**
+ * The hosted pay page (PRODUCT part 8), registered outside /v1: no API key, plain HTML that works
+ * without JavaScript. Errors in this scope answer as HTML pages, not as the API's JSON envelope.
+ */
+export async function payPageRoutes(app: App) {
+  const service = new PayPageService({
+    db: app.deps.store.db,
+    clock: app.deps.clock,
+    rateLimits: app.deps.rateLimits,
+  });
+
+  // Only an HTML form is accepted here; JSON and anything else get 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 4096 },
+    (_r, body, done) => done(null, parseForm(body as string)),
+  );
+
+  app.setNotFoundHandler((_request, reply) => sendHtml(reply, 404, NOT_FOUND_PAGE));
+  app.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return sendHtml(
+        reply,
+        status,
+        renderMessage('Request not accepted', 'Go back to the payment page and try again.'),
+      );
+    }
+    request.log.error({ err: error }, 'pay page failed');
+    return sendHtml(reply, 500, renderMessage('Something went wrong', 'Please try again in a moment.'));
+  });
+
+  app.get<TokenRoute>('/:token', { schema: { hide: true } }, async (request, reply) => {
+    const page = await service.view(request.params.token);
+    if (!page) return sendHtml(reply, 404, NOT_FOUND_PAGE);
+    return sendHtml(reply, 200, await renderPayPage(page, request.params.token));
+  });
+
+  app.post<TokenRoute & { Body: Record<string, string> | undefined }>(
+    '/:token/claim',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { token } = request.params;
+      const outcome = await service.claim(token, { reference: request.body?.reference });
+      switch (outcome.kind) {
+        case 'not_found':
+          return sendHtml(reply, 404, NOT_FOUND_PAGE);
+        case 'invalid':
+          return sendHtml(reply, 400, await renderPayPage(outcome.page, token, outcome.message));
+        case 'rate_limited':
+          reply.header('retry-after', String(outcome.retryAfterSeconds));
+          return sendHtml(
+            reply,
+            429,
+            renderMessage(
+              'Too many reports',
+              `This payment has been reported several times recently. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minutes.`,
+            ),
+          );
+        default:
+          // Recorded, or the due is paid: either way the page itself now tells the buyer (303: GET it).
+          return reply.code(303).headers(SECURITY_HEADERS).header('location', `/pay/${token}`).send();
+      }
+    },
+  );
+}

@@ -1,0 +1,133 @@
+import type { Db } from '../db/schema.js';
+import type { RateLimitStore } from '../http/rate-limit.js';
+import type { Clock } from '../lib/clock.js';
+import { localDate } from '../lib/dates.js';
+import { uuidv7 } from '../lib/ids.js';
+import { effectiveStatus } from '../transactions/presenter.js';
+import * as repo from './repository.js';
+
+/** Tokens are 18 random bytes in base64url (lib/ids.ts randomToken); anything else cannot exist. */
+const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
+
+export const REFERENCE_MAX = 60;
+
+export interface PayPage {
+  transactionId: string;
+  businessId: string;
+  businessName: string;
+  contactName: string;
+  amountPaise: number;
+  currency: string;
+  country: string;
+  timezone: string;
+  status: 'pending' | 'overdue' | 'paid';
+  dueDate: string;
+  paidAt: string | null;
+  invoiceNumber: string | null;
+  notes: string | null;
+  upiId: string | null;
+  claimCount: number;
+  lastClaim: { reference: string | null; createdAt: string } | null;
+}
+
+export type ClaimOutcome =
+  | { kind: 'recorded'; claimCount: number }
+  | { kind: 'paid' }
+  | { kind: 'not_found' }
+  | { kind: 'invalid'; page: PayPage; message: string }
+  | { kind: 'rate_limited'; retryAfterSeconds: number };
+
+export interface ClaimLimit {
+  max: number;
+  windowMs: number;
+}
+
+/**
+ * The hosted pay page (PRODUCT part 8): what a buyer holding the link may see, and the "I have
+ * paid" claim. A claim is only recorded and counted (transactions.claim_count, the earlier
+ * shape's `claimCount`); it changes no status and notifies nothing else yet.
+ */
+export class PayPageService {
+  private readonly limit: ClaimLimit;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      rateLimits: RateLimitStore;
+      claimLimit?: ClaimLimit;
+    },
+  ) {
+    this.limit = deps.claimLimit ?? { max: 5, windowMs: 60 * 60 * 1000 };
+  }
+
+  /** The page behind a token, or null for a token that is malformed or unknown (the same answer). */
+  async view(token: string): Promise<PayPage | null> {
+    if (!TOKEN_RE.test(token)) return null;
+    const row = await repo.findPayPageByToken(this.deps.db, token);
+    if (!row) return null;
+    const last = row.claim_count > 0 ? await repo.latestClaim(this.deps.db, row.id) : undefined;
+    const today = localDate(row.timezone, this.deps.clock.now());
+    return {
+      transactionId: row.id,
+      businessId: row.business_id,
+      businessName: row.business_name,
+      contactName: row.contact_name,
+      amountPaise: Number(row.amount_paise),
+      currency: row.currency,
+      country: row.country,
+      timezone: row.timezone,
+      status: effectiveStatus(row, today) as PayPage['status'],
+      dueDate: row.due_date,
+      paidAt: row.paid_at,
+      invoiceNumber: row.invoice_number,
+      notes: row.notes,
+      upiId: row.upi_id,
+      claimCount: row.claim_count,
+      lastClaim: last ? { reference: last.reference, createdAt: last.created_at } : null,
+    };
+  }
+
+  /**
+   * Records an "I have paid" claim with an optional reference (a UTR or a note, up to 60 chars).
+   * A paid due takes no claim. Claims are limited per due, so a leaked link cannot inflate the
+   * count without bound.
+   */
+  async claim(token: string, input: { reference?: string | undefined }): Promise<ClaimOutcome> {
+    const page = await this.view(token);
+    if (!page) return { kind: 'not_found' };
+    if (page.status === 'paid') return { kind: 'paid' };
+
+    const reference = (input.reference ?? '').trim();
+    if (reference.length > REFERENCE_MAX) {
+      return { kind: 'invalid', page, message: `The reference can be at most ${REFERENCE_MAX} characters.` };
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    if (/[\u0000-\u001f\u007f]/.test(reference)) {
+      return { kind: 'invalid', page, message: 'The reference can only contain printable characters.' };
+    }
+
+    const { count, resetInMs } = await this.deps.rateLimits.hit(
+      `paypage-claim:${page.transactionId}`,
+      this.limit.windowMs,
+    );
+    if (count > this.limit.max) {
+      return { kind: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)) };
+    }
+
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx): Promise<ClaimOutcome> => {
+      // Counted first and only while open, so a due paid concurrently gets no claim row.
+      const counted = await repo.countClaimIfOpen(trx, page.transactionId, now.toISOString());
+      if (!counted) return { kind: 'paid' };
+      await repo.insertClaim(trx, {
+        id: uuidv7(now.getTime()),
+        business_id: page.businessId,
+        transaction_id: page.transactionId,
+        reference: reference === '' ? null : reference,
+        created_at: now.toISOString(),
+      });
+      return { kind: 'recorded', claimCount: counted.claim_count };
+    });
+  }
+}

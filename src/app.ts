@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
+import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
@@ -13,6 +14,7 @@ import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { opsRoutes } from './ops/routes.js';
+import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
@@ -106,6 +108,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   }
   await registerOpenApi(app, config.publicBaseUrl);
   await app.register(opsRoutes);
+  await app.register(whatsappWebhookRoutes);
 
   const authenticate = authenticationHook({
     config,
@@ -119,6 +122,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(summaryRoutes);
       await v1.register(contactRoutes);
       await v1.register(transactionRoutes);
+      await v1.register(reminderRoutes);
     },
     { prefix: '/v1' },
   );

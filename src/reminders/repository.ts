@@ -64,7 +64,14 @@ export async function isOptedOut(db: Executor, phone: string): Promise<boolean> 
  */
 export async function claimDue(
   db: Executor,
-  opts: { now: string; leaseId: string; lockedUntil: string; limit: number; isPostgres: boolean },
+  opts: {
+    now: string;
+    leaseId: string;
+    lockedUntil: string;
+    limit: number;
+    businessId?: string | undefined;
+    isPostgres: boolean;
+  },
 ): Promise<string[]> {
   const due = await db
     .selectFrom('reminders')
@@ -72,6 +79,7 @@ export async function claimDue(
     .where('status', '=', 'scheduled')
     .where('scheduled_for', '<=', opts.now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.now)]))
+    .$if(opts.businessId !== undefined, (q) => q.where('business_id', '=', opts.businessId as string))
     .orderBy('scheduled_for')
     .limit(opts.limit)
     .$if(opts.isPostgres, (q) => q.forUpdate().skipLocked())
@@ -84,6 +92,7 @@ export async function claimDue(
           .where('status', '=', 'sending')
           .where('kind', '=', 'automatic')
           .where('locked_until', '<=', opts.now)
+          .$if(opts.businessId !== undefined, (q) => q.where('business_id', '=', opts.businessId as string))
           .orderBy('locked_until')
           .limit(opts.limit - due.length)
           .$if(opts.isPostgres, (q) => q.forUpdate().skipLocked())

@@ -120,8 +120,13 @@ export class ReminderService {
   /**
    * The scheduler's batch: leases up to `limit` automatic reminders that are due and attempts each.
    * Returns what became of each (reminders a payment cancelled meanwhile are left out).
+   * `businessId` narrows the batch to one business: tests sharing a database use it to touch only
+   * their own reminders.
    */
-  async runDue(signal: AbortSignal, limit = 20): Promise<AutomaticOutcome[]> {
+  async runDue(
+    signal: AbortSignal,
+    options: { limit?: number; businessId?: string } = {},
+  ): Promise<AutomaticOutcome[]> {
     const { db, clock, isPostgres } = this.deps;
     const now = clock.now();
     const leaseId = randomToken();
@@ -131,7 +136,8 @@ export class ReminderService {
         now: now.toISOString(),
         leaseId,
         lockedUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
-        limit,
+        limit: options.limit ?? 20,
+        businessId: options.businessId,
         isPostgres,
       });
     });

@@ -31,6 +31,8 @@ export type AutomaticOutcome = 'sent' | HoldReason | 'paid' | 'channel_error' | 
 
 /** A sender holds its reminder this long; after that a crashed sender's reminder is taken over. */
 export const LEASE_MS = 5 * 60_000;
+/** How many automatic reminders one worker sends at once. */
+const SENDS_IN_FLIGHT = 4;
 /** Channel failures of an automatic reminder are retried after these delays, then it fails. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000];
 
@@ -142,17 +144,20 @@ export class ReminderService {
       });
     });
     const outcomes: AutomaticOutcome[] = [];
-    for (const [i, id] of ids.entries()) {
-      if (signal.aborted) {
-        // Shutting down: hand the rest back at once instead of after the lease.
-        for (const rest of ids.slice(i)) {
-          await repo.updateLeasedReminder(db, rest, leaseId, { lease_id: null, locked_until: null });
+    const queue = [...ids];
+    // A few sends in flight at once: reminders bunch up at 10:00 local, and each send waits on the network.
+    const sender = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        if (signal.aborted) {
+          // Shutting down: hand the rest back at once instead of after the lease.
+          await repo.updateLeasedReminder(db, id, leaseId, { lease_id: null, locked_until: null });
+          continue;
         }
-        break;
+        const outcome = await this.attemptAutomatic(id, leaseId);
+        if (outcome !== null) outcomes.push(outcome);
       }
-      const outcome = await this.attemptAutomatic(id, leaseId);
-      if (outcome !== null) outcomes.push(outcome);
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(SENDS_IN_FLIGHT, ids.length) }, sender));
     return outcomes;
   }
 
@@ -191,7 +196,7 @@ export class ReminderService {
         return reason;
       }
       const template = chooseTemplate(due.due_date, localDate(business.timezone, now));
-      await repo.updateLeasedReminder(trx, id, leaseId, {
+      const claimed = await repo.updateLeasedReminder(trx, id, leaseId, {
         status: 'sending',
         template,
         sent_at: at,
@@ -199,6 +204,8 @@ export class ReminderService {
         locked_until: new Date(now.getTime() + LEASE_MS).toISOString(),
         updated_at: at,
       });
+      // A payment committed while we decided (PostgreSQL waited for it) cancelled the reminder.
+      if (Number(claimed.numUpdatedRows) === 0) return null;
       return {
         ready: { reminderId: id, leaseId, business, due: { ...due, contact_phone: phone }, template },
         attempts: reminder.attempts + 1,

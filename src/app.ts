@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { type Logger, pino } from 'pino';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
+import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
@@ -14,6 +15,7 @@ import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { opsRoutes } from './ops/routes.js';
 import { payPageRoutes } from './paypage/routes.js';
+import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
@@ -109,6 +111,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(opsRoutes);
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
+  await app.register(whatsappWebhookRoutes);
 
   const authenticate = authenticationHook({
     config,
@@ -122,6 +125,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(summaryRoutes);
       await v1.register(contactRoutes);
       await v1.register(transactionRoutes);
+      await v1.register(reminderRoutes);
     },
     { prefix: '/v1' },
   );

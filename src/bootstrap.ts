@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { createLogger } from './app.js';
+import { createChannel } from './channels/index.js';
 import { type Config, loadConfig } from './config.js';
 import { migrate, openStore, type Store } from './db/store.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -47,7 +48,7 @@ export async function bootstrap(
     clock,
     metrics,
     rateLimits,
-    services: createServices({ store, clock, config }),
+    services: createServices({ store, clock, config, channel: createChannel(config, logger) }),
     async close() {
       await rateLimits.close();
       await store.close();

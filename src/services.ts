@@ -1,8 +1,12 @@
 import { BusinessService } from './businesses/service.js';
+import type { ChatChannel } from './channels/channel.js';
+import { createChannel } from './channels/index.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
+import { ChatInboundService } from './reminders/inbound.js';
+import { ReminderService } from './reminders/service.js';
 import { SummaryService } from './summary/service.js';
 import { TransactionService } from './transactions/service.js';
 
@@ -11,17 +15,32 @@ export interface Services {
   contacts: ContactService;
   transactions: TransactionService;
   summary: SummaryService;
+  /** the chat channel port (CHAT_CHANNEL), shared by reminders and inbound replies */
+  channel: ChatChannel;
+  reminders: ReminderService;
+  chatInbound: ChatInboundService;
 }
 
 /** The rules of the service, shared by the HTTP app, the workers and the admin CLI. */
-export function createServices(deps: { store: Store; clock: Clock; config: Config }): Services {
+export function createServices(deps: { store: Store; clock: Clock; config: Config; channel?: ChatChannel }): Services {
   const { db } = deps.store;
   const { clock } = deps;
   const contacts = new ContactService({ db, clock });
+  const businesses = new BusinessService({ db, clock });
+  const channel = deps.channel ?? createChannel(deps.config);
   return {
-    businesses: new BusinessService({ db, clock }),
+    businesses,
     contacts,
     transactions: new TransactionService({ db, clock, contacts }),
     summary: new SummaryService({ db, clock }),
+    channel,
+    reminders: new ReminderService({
+      db,
+      clock,
+      channel,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      isPostgres: deps.store.kind === 'postgres',
+    }),
+    chatInbound: new ChatInboundService({ db, clock, channel, businesses }),
   };
 }

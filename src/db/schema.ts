@@ -129,6 +129,45 @@ export interface PaymentClaimTable {
   created_at: string;
 }
 
+/** A reminder: queued (automatic), in flight, sent, cancelled or failed (PRODUCT part 6). */
+export interface ReminderTable {
+  id: string;
+  business_id: string;
+  transaction_id: string;
+  contact_id: string;
+  /** manual (POST remind) or automatic (scheduled at due-date creation) */
+  kind: string;
+  /** scheduled, sending (protections passed, channel call in flight), sent, cancelled, failed */
+  status: string;
+  /** chosen when the reminder is attempted (the due date decides it at that moment) */
+  template: string | null;
+  /** why it was cancelled or failed */
+  reason: string | null;
+  scheduled_for: string;
+  sent_at: string | null;
+  attempts: number;
+  /** the worker holding the row, and until when: a crashed worker's rows are taken over */
+  lease_id: string | null;
+  locked_until: string | null;
+  provider_message_id: string | null;
+  /** the channel's delivery status: sent, delivered, read, failed */
+  delivery_status: string | null;
+  delivery_updated_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatOptOutTable {
+  phone: string;
+  opted_out_at: string;
+}
+
+export interface ChatInboundMessageTable {
+  id: string;
+  phone: string;
+  received_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -140,6 +179,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;
   payment_claims: PaymentClaimTable;
+  reminders: ReminderTable;
+  chat_opt_outs: ChatOptOutTable;
+  chat_inbound_messages: ChatInboundMessageTable;
 }
 
 export type Db = Kysely<Database>;

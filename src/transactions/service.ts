@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
+import { cancelForPaidDue, scheduleForNewDue } from '../reminders/schedule.js';
 import * as aggregates from '../summary/aggregates.js';
 import { transactionEventData } from './presenter.js';
 import * as repo from './repository.js';
@@ -77,6 +78,7 @@ export class TransactionService {
       };
       await repo.insertTransaction(t, row);
       await aggregates.addPendingDue(t, business.id, row.due_date, row.amount_paise);
+      await scheduleForNewDue(t, business, row, now);
       const view: repo.TransactionView = {
         ...row,
         contact_name: contact.name,
@@ -162,6 +164,7 @@ export class TransactionService {
           paise: Number(current.amount_paise),
           paidMonth: localMonth(business.timezone, now),
         });
+        await cancelForPaidDue(trx, id, now);
         const view: repo.TransactionView = {
           ...current,
           ...paid,

@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Services } from '../services.js';
 import { idempotencyPurge } from './idempotency-purge.js';
 import { overdueSweeper } from './overdue-sweeper.js';
+import { reminderScheduler } from './reminder-scheduler.js';
 import type { Job } from './runner.js';
 
 export interface WorkerDeps {
@@ -22,5 +23,6 @@ export function createJobs(deps: WorkerDeps): Job[] {
   return [
     overdueSweeper({ db, clock: deps.clock }),
     idempotencyPurge(new Idempotency({ db, clock: deps.clock, storeKind: deps.store.kind })),
+    reminderScheduler({ reminders: deps.services.reminders, metrics: deps.metrics }),
   ];
 }

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as core from './2026-11-21T00-00_core.js';
+import * as reminders from './2026-11-21T02-00_reminders.js';
 import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
 
 /**
@@ -9,5 +10,6 @@ import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-00_core': core,
+  '2026-11-21T02-00_reminders': reminders,
   '2026-11-21T06-00_payment-claims': paymentClaims,
 };

@@ -1,0 +1,43 @@
+import type { InboundMessage, InboundStatus } from './channel.js';
+
+/**
+ * Meta's webhook payload (object "whatsapp_business_account"): entry[].changes[].value holds
+ * messages[] (from, id, text.body, or button.text for a quick-reply button) and statuses[] (id,
+ * status, errors[]). Anything else (other fields, media messages) is ignored: Meta adds fields over
+ * time and the webhook must keep answering 200.
+ */
+export function parseWhatsAppPayload(payload: unknown): { messages: InboundMessage[]; statuses: InboundStatus[] } {
+  const messages: InboundMessage[] = [];
+  const statuses: InboundStatus[] = [];
+  for (const entry of list(field(payload, 'entry'))) {
+    for (const change of list(field(entry, 'changes'))) {
+      const value = field(change, 'value');
+      for (const m of list(field(value, 'messages'))) {
+        const id = text(field(m, 'id'));
+        const from = text(field(m, 'from'))?.replace(/\D/g, '');
+        const body = text(field(field(m, 'text'), 'body')) ?? text(field(field(m, 'button'), 'text'));
+        if (id && from && body !== undefined) messages.push({ id, from, text: body });
+      }
+      for (const s of list(field(value, 'statuses'))) {
+        const messageId = text(field(s, 'id'));
+        const status = text(field(s, 'status'));
+        const firstError = list(field(s, 'errors'))[0];
+        const error = text(field(firstError, 'title')) ?? text(field(firstError, 'message')) ?? null;
+        if (messageId && status) statuses.push({ messageId, status, error });
+      }
+    }
+  }
+  return { messages, statuses };
+}
+
+function field(value: unknown, name: string): unknown {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,75 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface GraphRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+/**
+ * A local stand-in for the WhatsApp Cloud API (Graph API): records every request and answers as
+ * Meta does ({"messages":[{"id":"wamid..."}]}), or fails/hangs when told to.
+ */
+export class FakeGraphApi {
+  readonly requests: GraphRequest[] = [];
+  /** the next answers; when empty, 200 with a new message id */
+  mode: 'ok' | 'fail' | 'hang' = 'ok';
+  failStatus = 500;
+  /** delay before answering, to make concurrent senders overlap */
+  delayMs = 0;
+  #server = http.createServer((req, res) => this.#handle(req, res));
+  #counter = 0;
+  #hanging: http.ServerResponse[] = [];
+
+  async start(): Promise<string> {
+    this.#server.listen(0, '127.0.0.1');
+    await once(this.#server, 'listening');
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.#hanging) res.destroy();
+    this.#server.closeAllConnections();
+    await new Promise((resolve) => this.#server.close(resolve));
+  }
+
+  #handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const answer = () => {
+        if (this.mode === 'hang') {
+          this.#hanging.push(res);
+          return;
+        }
+        if (this.mode === 'fail') {
+          res.writeHead(this.failStatus, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } }));
+          return;
+        }
+        this.#counter += 1;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            messaging_product: 'whatsapp',
+            contacts: [{ input: (body as { to?: string }).to, wa_id: (body as { to?: string }).to }],
+            messages: [{ id: `wamid.fake${this.#counter}` }],
+          }),
+        );
+      };
+      if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+      else answer();
+    });
+  }
+}

@@ -1,21 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { migrate, openStore, type Store } from '../src/db/store.js';
+import { openStore, type Store } from '../src/db/store.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { instantAt, localParts } from '../src/lib/dates.js';
 import { createServices } from '../src/services.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
-import { STORE } from './helpers/harness.js';
+import { createTestDatabase, STORE } from './helpers/harness.js';
 
 /**
  * PRODUCT part 1: several worker processes on one PostgreSQL database never send one reminder
  * twice. Two real `src/worker.ts` processes (system clock, WhatsApp channel pointed at a local
- * fake Graph API) share a private database, so that they see only this test's reminders.
+ * fake Graph API) share the file's private database.
  */
 const REPO = path.resolve(import.meta.dirname, '..');
 const DUES = 40;
@@ -30,8 +28,6 @@ function afternoonZone(now: Date): string {
 }
 
 describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (PostgreSQL)', () => {
-  let admin: pg.Client;
-  let dbName: string;
   let dbUrl: string;
   let store: Store;
   let graph: FakeGraphApi;
@@ -39,18 +35,8 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
   const workers: ChildProcess[] = [];
 
   beforeAll(async () => {
-    const runUrl = new URL(inject('pgUrl'));
-    dbName = `receivables_mp_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const adminUrl = new URL(runUrl);
-    adminUrl.pathname = '/postgres';
-    admin = new pg.Client({ connectionString: adminUrl.toString() });
-    await admin.connect();
-    await admin.query(`create database ${dbName}`);
-    const url = new URL(runUrl);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
+    dbUrl = await createTestDatabase();
     store = openStore({ databaseUrl: dbUrl, dataDir: '', pgPoolMax: 3 });
-    await migrate(store.db);
     graph = new FakeGraphApi();
     graph.delayMs = 25;
     graphBase = `${await graph.start()}/v21.0`;
@@ -65,8 +51,6 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
     }
     await store?.close();
     await graph?.close();
-    await admin?.query(`drop database if exists ${dbName} with (force)`);
-    await admin?.end();
   });
 
   it('two worker processes send each due reminder exactly once', { timeout: 150_000 }, async () => {

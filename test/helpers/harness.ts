@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectOptions } from 'fastify';
+import pg from 'pg';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -18,10 +19,37 @@ import { createServices, type Services } from '../../src/services.js';
 
 export const STORE = (process.env.TEST_STORE ?? 'sqlite') as 'sqlite' | 'postgres';
 
-/** A store for one test file: a fresh SQLite file, or the run's throw-away PostgreSQL database. */
+/**
+ * A private PostgreSQL database, copied from the run's migrated template (fast: no migrations),
+ * dropped with the run.
+ */
+export async function createTestDatabase(): Promise<string> {
+  const name = `${inject('pgTemplate').replace(/_template$/, '')}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+  await admin.connect();
+  try {
+    // Copies from one template are serialised by PostgreSQL; retry if another copy holds it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`create database ${name} template ${inject('pgTemplate')}`);
+        break;
+      } catch (error) {
+        if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(inject('pgAdminUrl'));
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A store of one's own: a fresh SQLite file, or a fresh PostgreSQL database. */
 export async function openTestStore(): Promise<{ store: Store; dataDir: string; databaseUrl: string | undefined }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-test-'));
-  const databaseUrl = STORE === 'postgres' ? inject('pgUrl') : undefined;
+  const databaseUrl = STORE === 'postgres' ? await createTestDatabase() : undefined;
   const store = openStore({ dataDir, databaseUrl, pgPoolMax: 5 });
   if (STORE === 'sqlite') await migrate(store.db);
   return { store, dataDir, databaseUrl };

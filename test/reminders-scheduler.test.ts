@@ -4,7 +4,7 @@ import { createMetrics } from '../src/http/metrics.js';
 import { instantAt } from '../src/lib/dates.js';
 import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
 import { reminderScheduler } from '../src/workers/reminder-scheduler.js';
-import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
+import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
 const HOUR = 60 * 60 * 1000;
 const TZ = 'Asia/Kolkata';

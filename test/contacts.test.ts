@@ -299,11 +299,14 @@ describe('PATCH /v1/contacts/{id}', () => {
     expect((await a.get(`/v1/contacts/${id}`)).body.data.name).toBe('Patch Target');
   });
 
-  it('accepts an empty patch and returns the contact unchanged', async () => {
+  it('accepts an empty patch (or none) and returns the contact unchanged', async () => {
     const biz = await h.newBusiness();
     const created = await biz.post('/v1/contacts', { name: 'Unchanged' });
     const res = await biz.patch(`/v1/contacts/${created.body.data.id}`, {});
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual(created.body.data);
+    const none = await biz.patch(`/v1/contacts/${created.body.data.id}`);
+    expect(none.status).toBe(200);
+    expect(none.body.data).toEqual(created.body.data);
   });
 });

@@ -147,7 +147,9 @@ describe('operations endpoints', () => {
     for (const name of ['Transaction', 'Contact', 'ContactWithBalances', 'Summary', 'Business', 'Error']) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
+    expect(doc.paths['/v1/transactions/{id}/mark-paid'].post.requestBody.required).toBe(false);
     const create = doc.paths['/v1/transactions'].post;
+    expect(create.requestBody.required).toBe(true);
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['amount_paise', 'due_date']);
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '422', '429']));
   });

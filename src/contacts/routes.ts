@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { presentContact, presentContactWithBalances } from './presenter.js';
@@ -83,6 +84,7 @@ export async function contactRoutes(app: App) {
   app.patch(
     '/contacts/:id',
     {
+      preValidation: absentBodyIsEmptyObject,
       schema: {
         tags: ['Contacts'],
         summary: 'Rename a contact or change its phone (null removes it)',

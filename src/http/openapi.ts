@@ -2,6 +2,16 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.js';
 
+type OpenApiDocument = {
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> } }
+    >
+  >;
+};
+
 /**
  * OpenAPI 3.1 generated from the same TypeBox schemas that validate requests and serialise
  * responses; shared schemas (those with an $id) become named components.
@@ -23,6 +33,17 @@ export async function registerOpenApi(app: App, publicBaseUrl: string) {
         },
       },
       security: [{ apiKey: [] }],
+    },
+    // A body whose fields are all optional may be left out entirely (PRODUCT part 2); say so.
+    transformObject: (documentObject) => {
+      const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
+      for (const methods of Object.values(doc.paths ?? {})) {
+        for (const op of Object.values(methods)) {
+          const body = op.requestBody?.content?.['application/json']?.schema;
+          if (op.requestBody && body && !(body.required?.length ?? 0)) op.requestBody.required = false;
+        }
+      }
+      return doc;
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

@@ -1,8 +1,8 @@
 import { ChannelError } from '../channels/channel.js';
+import { absentBodyIsEmptyObject } from '../http/body.js';
 import { errors } from '../http/errors.js';
 import { errorResponses, IdParams } from '../http/schemas.js';
 import type { App } from '../http/types.js';
-import { absentBodyIsEmptyObject } from '../transactions/routes.js';
 import { RemindBody, RemindResponse } from './schema.js';
 
 export async function reminderRoutes(app: App) {

@@ -1,14 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { presentTransaction } from './presenter.js';
 import { CreateTransactionBody, ListTransactionsQuery, MarkPaidBody, Transaction } from './schema.js';
-
-/** PRODUCT part 2: a POST action whose body is optional takes an absent body as {}. */
-export async function absentBodyIsEmptyObject(request: FastifyRequest) {
-  if (request.body === undefined || request.body === null) request.body = {};
-}
 
 export async function transactionRoutes(app: App) {
   const { transactions } = app.deps.services;

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { ContactTable, Executor } from '../db/schema.js';
+import type { FuzzyWord } from './fuzzy.js';
+import { contactIdsMatching } from './name-terms.js';
 
 export type ContactRow = ContactTable;
 
@@ -51,6 +53,8 @@ export interface ContactFilter {
   search?: string | undefined;
   /** reversed phone digits: "ends with" as a prefix range */
   phoneRevPrefix?: string | undefined;
+  /** every word must match a name word within one typo (contacts/fuzzy.ts) */
+  fuzzyName?: FuzzyWord[] | undefined;
 }
 
 function escapeLike(text: string): string {
@@ -77,6 +81,7 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
     const upper = nextDigitPrefix(filter.phoneRevPrefix);
     if (upper !== null) q = q.where('phone_rev', '<', upper);
   }
+  for (const word of filter.fuzzyName ?? []) q = q.where('id', 'in', contactIdsMatching(db, businessId, word));
   return q;
 }
 

@@ -1,3 +1,5 @@
+import type { FuzzyWord } from '../contacts/fuzzy.js';
+import { contactIdsMatching } from '../contacts/name-terms.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -34,6 +36,11 @@ export interface TransactionFilter {
   status?: StatusFilter | undefined;
   contactId?: string | undefined;
   since?: string | undefined;
+  /** due dates within these bounds, both inclusive (YYYY-MM-DD) */
+  dueFrom?: string | undefined;
+  dueTo?: string | undefined;
+  /** the contact's name matches every word within one typo (contacts/fuzzy.ts) */
+  contactName?: FuzzyWord[] | undefined;
   /** the business's local date, which splits pending from overdue */
   today: string;
 }
@@ -61,6 +68,8 @@ function applyFilter<Q extends ReturnType<typeof withContact>>(q: Q, f: Transact
   }
   if (f.contactId !== undefined) r = r.where('transactions.contact_id', '=', f.contactId) as Q;
   if (f.since !== undefined) r = r.where('transactions.updated_at', '>=', f.since) as Q;
+  if (f.dueFrom !== undefined) r = r.where('transactions.due_date', '>=', f.dueFrom) as Q;
+  if (f.dueTo !== undefined) r = r.where('transactions.due_date', '<=', f.dueTo) as Q;
   return r;
 }
 
@@ -71,7 +80,11 @@ export function listTransactions(
   limit: number,
   offset: number,
 ): Promise<TransactionView[]> {
-  return applyFilter(withContact(db).where('transactions.business_id', '=', businessId), filter)
+  let q = applyFilter(withContact(db).where('transactions.business_id', '=', businessId), filter);
+  for (const word of filter.contactName ?? []) {
+    q = q.where('transactions.contact_id', 'in', contactIdsMatching(db, businessId, word));
+  }
+  return q
     .orderBy('transactions.due_date', 'desc')
     .orderBy('transactions.created_at', 'desc')
     .orderBy('transactions.id', 'desc')
@@ -98,6 +111,10 @@ export async function countTransactions(db: Executor, businessId: string, filter
   }
   if (filter.contactId !== undefined) q = q.where('contact_id', '=', filter.contactId);
   if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
+  if (filter.dueFrom !== undefined) q = q.where('due_date', '>=', filter.dueFrom);
+  if (filter.dueTo !== undefined) q = q.where('due_date', '<=', filter.dueTo);
+  for (const word of filter.contactName ?? [])
+    q = q.where('contact_id', 'in', contactIdsMatching(db, businessId, word));
   const row = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as core from './2026-11-21T00-00_core.js';
+import * as contactNameTerms from './2026-11-21T05-00_contact-name-terms.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -8,4 +9,5 @@ import * as core from './2026-11-21T00-00_core.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-00_core': core,
+  '2026-11-21T05-00_contact-name-terms': contactNameTerms,
 };

@@ -12,6 +12,8 @@ import { registerOpenApi } from './http/openapi.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { legacyApi } from './legacy/plugin.js';
+import { legacySchemas } from './legacy/schema.js';
 import { opsRoutes } from './ops/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Summary } from './summary/schema.js';
@@ -101,7 +103,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     );
   });
 
-  for (const schema of [ErrorBody, Business, Summary, ...contactSchemas, ...transactionSchemas]) {
+  for (const schema of [ErrorBody, Business, Summary, ...contactSchemas, ...transactionSchemas, ...legacySchemas]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, config.publicBaseUrl);
@@ -122,6 +124,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     },
     { prefix: '/v1' },
   );
+  // SPEC part 9: the earlier response shape at {legacy_base_url} = PUBLIC_BASE_URL/legacy.
+  await app.register(legacyApi, { prefix: '/legacy', authenticate });
 
   return app;
 }

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { Database, Executor } from '../db/schema.js';
 import { type FuzzyWord, type NameTerm, nameTerms } from './fuzzy.js';
 
@@ -38,17 +38,60 @@ function variantCondition(eb: TermsEb, v: NameTerm, exact: boolean) {
   ]);
 }
 
+/** A stored row belongs to a name word within one typo of `word`. */
+function wordCondition(eb: TermsEb, word: FuzzyWord) {
+  return eb.or(word.variants.map((v) => variantCondition(eb, v, word.exact)));
+}
+
 /**
- * Ids of the business's contacts with a name word within one typo of `word`: `term IN (...)` is a
- * range probe of the (business_id, term) primary key, and the position rule only refines the few
- * rows it finds. Used as `contact_id IN (this)`, once per query word.
+ * Ids of the business's contacts whose name has, for every query word, a word within one typo.
+ * One range probe of the (business_id, term) primary key collects the rows of every query
+ * variant; grouping by contact then checks that each query word found one. A single grouped
+ * subquery rather than one semi-join per word keeps the plan the same whatever the planner's
+ * statistics say (PostgreSQL without them probed each contact's terms through the whole business).
  */
-export function contactIdsMatching(db: Executor, businessId: string, word: FuzzyWord) {
-  const terms = [...new Set(word.variants.map((v) => v.term))];
-  return db
+function contactIdsMatching(db: Executor, businessId: string, words: FuzzyWord[]) {
+  const terms = [...new Set(words.flatMap((w) => w.variants.map((v) => v.term)))];
+  const q = db
     .selectFrom('contact_name_terms')
-    .select('contact_name_terms.contact_id')
+    .select('contact_name_terms.contact_id as fuzzy_contact_id')
     .where('contact_name_terms.business_id', '=', businessId)
     .where('contact_name_terms.term', 'in', terms)
-    .where((eb) => eb.or(word.variants.map((v) => variantCondition(eb, v, word.exact))));
+    .where((eb) => eb.or(words.map((w) => wordCondition(eb, w))))
+    .groupBy('contact_name_terms.contact_id');
+  if (words.length === 1) return q;
+  return q.having((eb) =>
+    eb.and(words.map((w) => eb(eb.fn.max(eb.case().when(wordCondition(eb, w)).then(1).else(0).end()), '=', 1))),
+  );
+}
+
+type Searchable = 'contacts' | 'transactions';
+
+/**
+ * `table`, restricted to rows whose contact matches the fuzzy query, as the start of a query.
+ * The matching ids come first, in a CROSS JOIN, because SQLite keeps that join order: the query
+ * then visits only the matches. As `contact_id IN (...)`, SQLite (which assumes, without
+ * statistics, that a business has ten rows) walked every contact of the business instead.
+ * The derived table is hidden from the type: callers select `table`'s columns by name
+ * (selectAll('contacts')), never a bare selectAll().
+ */
+export function fromFuzzyMatches(
+  db: Executor,
+  businessId: string,
+  words: FuzzyWord[],
+  table: 'contacts',
+): SelectQueryBuilder<Database, 'contacts', object>;
+export function fromFuzzyMatches(
+  db: Executor,
+  businessId: string,
+  words: FuzzyWord[],
+  table: 'transactions',
+): SelectQueryBuilder<Database, 'transactions', object>;
+export function fromFuzzyMatches(db: Executor, businessId: string, words: FuzzyWord[], table: Searchable) {
+  const matches = db.selectFrom(contactIdsMatching(db, businessId, words).as('fuzzy_match'));
+  const joined =
+    table === 'contacts'
+      ? matches.crossJoin('contacts').whereRef('contacts.id', '=', 'fuzzy_match.fuzzy_contact_id')
+      : matches.crossJoin('transactions').whereRef('transactions.contact_id', '=', 'fuzzy_match.fuzzy_contact_id');
+  return joined as unknown as SelectQueryBuilder<Database, Searchable, object>;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
-import { contactIdsMatching } from './name-terms.js';
+import { fromFuzzyMatches } from './name-terms.js';
 
 export type ContactRow = ContactTable;
 
@@ -72,7 +72,11 @@ function nextDigitPrefix(prefix: string): string | null {
 }
 
 function filtered(db: Executor, businessId: string, filter: ContactFilter) {
-  let q = db.selectFrom('contacts').where('business_id', '=', businessId);
+  const from =
+    filter.fuzzyName === undefined
+      ? db.selectFrom('contacts')
+      : fromFuzzyMatches(db, businessId, filter.fuzzyName, 'contacts');
+  let q = from.where('business_id', '=', businessId);
   if (filter.search !== undefined) {
     q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
   }
@@ -81,13 +85,12 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
     const upper = nextDigitPrefix(filter.phoneRevPrefix);
     if (upper !== null) q = q.where('phone_rev', '<', upper);
   }
-  for (const word of filter.fuzzyName ?? []) q = q.where('id', 'in', contactIdsMatching(db, businessId, word));
   return q;
 }
 
 export function listContacts(db: Executor, businessId: string, filter: ContactFilter, limit: number, offset: number) {
   return filtered(db, businessId, filter)
-    .selectAll()
+    .selectAll('contacts')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

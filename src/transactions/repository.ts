@@ -1,5 +1,5 @@
 import type { FuzzyWord } from '../contacts/fuzzy.js';
-import { contactIdsMatching } from '../contacts/name-terms.js';
+import { fromFuzzyMatches } from '../contacts/name-terms.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -9,9 +9,8 @@ export type TransactionView = TransactionRow & {
   contact_phone: string | null;
 };
 
-function withContact(db: Executor) {
-  return db
-    .selectFrom('transactions')
+function withContact(db: Executor, from = db.selectFrom('transactions')) {
+  return from
     .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
     .selectAll('transactions')
     .select(['contacts.name as contact_name', 'contacts.phone as contact_phone']);
@@ -73,6 +72,11 @@ function applyFilter<Q extends ReturnType<typeof withContact>>(q: Q, f: Transact
   return r;
 }
 
+/** Dues whose contact's name matches the fuzzy query (contacts/name-terms.ts). */
+function matchingDues(db: Executor, businessId: string, words: FuzzyWord[]) {
+  return fromFuzzyMatches(db, businessId, words, 'transactions');
+}
+
 export function listTransactions(
   db: Executor,
   businessId: string,
@@ -80,11 +84,8 @@ export function listTransactions(
   limit: number,
   offset: number,
 ): Promise<TransactionView[]> {
-  let q = applyFilter(withContact(db).where('transactions.business_id', '=', businessId), filter);
-  for (const word of filter.contactName ?? []) {
-    q = q.where('transactions.contact_id', 'in', contactIdsMatching(db, businessId, word));
-  }
-  return q
+  const from = filter.contactName === undefined ? undefined : matchingDues(db, businessId, filter.contactName);
+  return applyFilter(withContact(db, from).where('transactions.business_id', '=', businessId), filter)
     .orderBy('transactions.due_date', 'desc')
     .orderBy('transactions.created_at', 'desc')
     .orderBy('transactions.id', 'desc')
@@ -94,7 +95,9 @@ export function listTransactions(
 }
 
 export async function countTransactions(db: Executor, businessId: string, filter: TransactionFilter): Promise<number> {
-  let q = db.selectFrom('transactions').where('business_id', '=', businessId);
+  const from =
+    filter.contactName === undefined ? db.selectFrom('transactions') : matchingDues(db, businessId, filter.contactName);
+  let q = from.where('business_id', '=', businessId);
   switch (filter.status) {
     case 'pending':
       q = q.where('open', '=', 1).where('due_date', '>=', filter.today);
@@ -113,8 +116,6 @@ export async function countTransactions(db: Executor, businessId: string, filter
   if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
   if (filter.dueFrom !== undefined) q = q.where('due_date', '>=', filter.dueFrom);
   if (filter.dueTo !== undefined) q = q.where('due_date', '<=', filter.dueTo);
-  for (const word of filter.contactName ?? [])
-    q = q.where('contact_id', 'in', contactIdsMatching(db, businessId, word));
   const row = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -1,3 +1,4 @@
+import { errors } from '../http/errors.js';
 import { isCalendarDate } from '../lib/dates.js';
 import { isUuid } from '../lib/ids.js';
 
@@ -75,4 +76,14 @@ export function parseTransactionsQuery(raw: unknown): LegacyTransactionsQuery {
 export function parseContactsQuery(raw: unknown): { limit: number; offset: number; search: string | undefined } {
   const query = (raw ?? {}) as RawQuery;
   return { ...legacyPage(query), search: search(query) };
+}
+
+/**
+ * A path id of this shape. Ids are lower-case uuids on both stores; anything else names nothing
+ * and is answered 404 (never 400) before it reaches PostgreSQL's uuid columns.
+ */
+export function legacyId(raw: string, resource: string): string {
+  const id = raw.toLowerCase();
+  if (!isUuid(id)) throw errors.notFound(resource);
+  return id;
 }

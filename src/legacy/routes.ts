@@ -1,9 +1,7 @@
-import { errors } from '../http/errors.js';
 import { ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
-import { isUuid } from '../lib/ids.js';
 import { presentLegacyContact, presentLegacySummary, presentLegacyTransaction } from './presenter.js';
-import { parseContactsQuery, parseTransactionsQuery } from './query.js';
+import { legacyId, parseContactsQuery, parseTransactionsQuery } from './query.js';
 import {
   LEGACY_TAG,
   LegacyContact,
@@ -23,16 +21,6 @@ import {
  */
 export async function legacyReadRoutes(app: App) {
   const { summary, transactions, contacts } = app.deps.services;
-
-  /**
-   * Ids are lower-case uuids on both stores; anything else names nothing, and is answered 404
-   * before it reaches PostgreSQL's uuid columns.
-   */
-  const idOf = (raw: string, resource: string) => {
-    const id = raw.toLowerCase();
-    if (!isUuid(id)) throw errors.notFound(resource);
-    return id;
-  };
 
   app.get(
     '/summary',
@@ -91,7 +79,7 @@ export async function legacyReadRoutes(app: App) {
     },
     async (request) => {
       const { business } = request.auth;
-      const row = await transactions.get(business, idOf(request.params.id, 'transaction'));
+      const row = await transactions.get(business, legacyId(request.params.id, 'transaction'));
       return presentLegacyTransaction(row, transactions.today(business));
     },
   );
@@ -135,7 +123,7 @@ export async function legacyReadRoutes(app: App) {
       },
     },
     async (request) => {
-      const { contact, standing } = await contacts.get(request.auth.business, idOf(request.params.id, 'contact'));
+      const { contact, standing } = await contacts.get(request.auth.business, legacyId(request.params.id, 'contact'));
       return presentLegacyContact(contact, standing);
     },
   );

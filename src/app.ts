@@ -13,6 +13,8 @@ import { registerOpenApi } from './http/openapi.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { legacyApi } from './legacy/plugin.js';
+import { legacySchemas } from './legacy/schema.js';
 import { opsRoutes } from './ops/routes.js';
 import { payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
@@ -104,7 +106,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     );
   });
 
-  for (const schema of [ErrorBody, Business, Summary, ...contactSchemas, ...transactionSchemas]) {
+  for (const schema of [ErrorBody, Business, Summary, ...contactSchemas, ...transactionSchemas, ...legacySchemas]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, config.publicBaseUrl);
@@ -129,6 +131,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     },
     { prefix: '/v1' },
   );
+  // SPEC part 9: the earlier response shape at {legacy_base_url} = PUBLIC_BASE_URL/legacy.
+  await app.register(legacyApi, { prefix: '/legacy', authenticate });
 
   return app;
 }

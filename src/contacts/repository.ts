@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { ContactTable, Executor } from '../db/schema.js';
+import type { FuzzyWord } from './fuzzy.js';
+import { fromFuzzyMatches } from './name-terms.js';
 
 export type ContactRow = ContactTable;
 
@@ -51,6 +53,8 @@ export interface ContactFilter {
   search?: string | undefined;
   /** reversed phone digits: "ends with" as a prefix range */
   phoneRevPrefix?: string | undefined;
+  /** every word must match a name word within one typo (contacts/fuzzy.ts) */
+  fuzzyName?: FuzzyWord[] | undefined;
 }
 
 function escapeLike(text: string): string {
@@ -68,7 +72,11 @@ function nextDigitPrefix(prefix: string): string | null {
 }
 
 function filtered(db: Executor, businessId: string, filter: ContactFilter) {
-  let q = db.selectFrom('contacts').where('business_id', '=', businessId);
+  const from =
+    filter.fuzzyName === undefined
+      ? db.selectFrom('contacts')
+      : fromFuzzyMatches(db, businessId, filter.fuzzyName, 'contacts');
+  let q = from.where('business_id', '=', businessId);
   if (filter.search !== undefined) {
     q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
   }
@@ -82,7 +90,7 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
 
 export function listContacts(db: Executor, businessId: string, filter: ContactFilter, limit: number, offset: number) {
   return filtered(db, businessId, filter)
-    .selectAll()
+    .selectAll('contacts')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

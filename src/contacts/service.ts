@@ -8,6 +8,8 @@ import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvent } from '../outbox/events.js';
 import { addContact } from '../summary/aggregates.js';
+import { fuzzyQuery } from './fuzzy.js';
+import { writeNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
 import { paymentScore, type RiskFlag, riskFlag } from './score.js';
@@ -86,6 +88,7 @@ export class ContactService {
       };
     }
     await addContact(trx, business.id);
+    await writeNameTerms(trx, row, { replace: false });
     await recordEvent(trx, {
       businessId: business.id,
       type: 'contact.created',
@@ -138,8 +141,13 @@ export class ContactService {
     };
   }
 
-  async list(business: BusinessRow, query: ListContactsInput) {
+  /**
+   * `more.fuzzySearch` is the earlier shape's search (contacts/fuzzy.ts): one typo per word
+   * tolerated; a search without any word is ignored.
+   */
+  async list(business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string } = {}) {
     const filter: repo.ContactFilter = {};
+    if (more.fuzzySearch !== undefined) filter.fuzzyName = fuzzyQuery(more.fuzzySearch) ?? undefined;
     if (query.search !== undefined) {
       const search = query.search.trim().normalize('NFC').toLowerCase();
       if (search.length < 2) throw errors.invalid('search', 'search must be at least 2 characters');
@@ -153,7 +161,8 @@ export class ContactService {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     const db = this.deps.db;
-    const unfiltered = filter.search === undefined && filter.phoneRevPrefix === undefined;
+    const unfiltered =
+      filter.search === undefined && filter.phoneRevPrefix === undefined && filter.fuzzyName === undefined;
     const [rows, total] = await Promise.all([
       repo.listContacts(db, business.id, filter, limit, offset),
       unfiltered ? this.contactCount(business.id) : repo.countContacts(db, business.id, filter),
@@ -196,6 +205,7 @@ export class ContactService {
           if (isUniqueViolation(error)) throw errors.conflict('another contact already has this name', 'name');
           throw error;
         }
+        if (patch.name !== undefined) await writeNameTerms(trx, contact, { replace: true });
       }
       return { contact, standing: await this.standing(trx, business, id) };
     });

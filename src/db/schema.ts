@@ -73,6 +73,17 @@ export interface ContactTable {
   updated_at: string;
 }
 
+/** Words of contact names and their one-deletion variants: the fuzzy-search index (contacts/fuzzy.ts). */
+export interface ContactNameTermTable {
+  business_id: string;
+  term: string;
+  contact_id: string;
+  /** code-point index of the deleted character, -1 for the whole word */
+  pos: number;
+  /** the deleted character, '' for the whole word */
+  ch: string;
+}
+
 export interface TransactionTable {
   id: string;
   business_id: string;
@@ -175,6 +186,7 @@ export interface Database {
   pending_by_day: PendingByDayTable;
   paid_by_month: PaidByMonthTable;
   contacts: ContactTable;
+  contact_name_terms: ContactNameTermTable;
   transactions: TransactionTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;

@@ -1,3 +1,5 @@
+import type { FuzzyWord } from '../contacts/fuzzy.js';
+import { fromFuzzyMatches } from '../contacts/name-terms.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -7,9 +9,8 @@ export type TransactionView = TransactionRow & {
   contact_phone: string | null;
 };
 
-function withContact(db: Executor) {
-  return db
-    .selectFrom('transactions')
+function withContact(db: Executor, from = db.selectFrom('transactions')) {
+  return from
     .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
     .selectAll('transactions')
     .select(['contacts.name as contact_name', 'contacts.phone as contact_phone']);
@@ -34,6 +35,11 @@ export interface TransactionFilter {
   status?: StatusFilter | undefined;
   contactId?: string | undefined;
   since?: string | undefined;
+  /** due dates within these bounds, both inclusive (YYYY-MM-DD) */
+  dueFrom?: string | undefined;
+  dueTo?: string | undefined;
+  /** the contact's name matches every word within one typo (contacts/fuzzy.ts) */
+  contactName?: FuzzyWord[] | undefined;
   /** the business's local date, which splits pending from overdue */
   today: string;
 }
@@ -61,7 +67,14 @@ function applyFilter<Q extends ReturnType<typeof withContact>>(q: Q, f: Transact
   }
   if (f.contactId !== undefined) r = r.where('transactions.contact_id', '=', f.contactId) as Q;
   if (f.since !== undefined) r = r.where('transactions.updated_at', '>=', f.since) as Q;
+  if (f.dueFrom !== undefined) r = r.where('transactions.due_date', '>=', f.dueFrom) as Q;
+  if (f.dueTo !== undefined) r = r.where('transactions.due_date', '<=', f.dueTo) as Q;
   return r;
+}
+
+/** Dues whose contact's name matches the fuzzy query (contacts/name-terms.ts). */
+function matchingDues(db: Executor, businessId: string, words: FuzzyWord[]) {
+  return fromFuzzyMatches(db, businessId, words, 'transactions');
 }
 
 export function listTransactions(
@@ -71,7 +84,8 @@ export function listTransactions(
   limit: number,
   offset: number,
 ): Promise<TransactionView[]> {
-  return applyFilter(withContact(db).where('transactions.business_id', '=', businessId), filter)
+  const from = filter.contactName === undefined ? undefined : matchingDues(db, businessId, filter.contactName);
+  return applyFilter(withContact(db, from).where('transactions.business_id', '=', businessId), filter)
     .orderBy('transactions.due_date', 'desc')
     .orderBy('transactions.created_at', 'desc')
     .orderBy('transactions.id', 'desc')
@@ -81,7 +95,9 @@ export function listTransactions(
 }
 
 export async function countTransactions(db: Executor, businessId: string, filter: TransactionFilter): Promise<number> {
-  let q = db.selectFrom('transactions').where('business_id', '=', businessId);
+  const from =
+    filter.contactName === undefined ? db.selectFrom('transactions') : matchingDues(db, businessId, filter.contactName);
+  let q = from.where('business_id', '=', businessId);
   switch (filter.status) {
     case 'pending':
       q = q.where('open', '=', 1).where('due_date', '>=', filter.today);
@@ -98,6 +114,8 @@ export async function countTransactions(db: Executor, businessId: string, filter
   }
   if (filter.contactId !== undefined) q = q.where('contact_id', '=', filter.contactId);
   if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
+  if (filter.dueFrom !== undefined) q = q.where('due_date', '>=', filter.dueFrom);
+  if (filter.dueTo !== undefined) q = q.where('due_date', '<=', filter.dueTo);
   const row = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -1,4 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { fuzzyQuery } from '../contacts/fuzzy.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
@@ -101,21 +102,37 @@ export class TransactionService {
     return row;
   }
 
-  async list(business: BusinessRow, query: ListTransactionsInput) {
+  /**
+   * `more` holds the earlier shape's extra filters: due dates within [dueFrom, dueTo] (inclusive,
+   * either bound optional) and a fuzzy contact-name search (contacts/fuzzy.ts; a search without
+   * any word is ignored).
+   */
+  async list(
+    business: BusinessRow,
+    query: ListTransactionsInput,
+    more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string } = {},
+  ) {
     const filter: repo.TransactionFilter = {
       status: query.status as repo.TransactionFilter['status'],
       contactId: query.contact_id,
       since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
+      dueFrom: more.dueFrom,
+      dueTo: more.dueTo,
+      contactName: more.fuzzyContactName === undefined ? undefined : (fuzzyQuery(more.fuzzyContactName) ?? undefined),
       today: this.today(business),
     };
+    const onlyStatus =
+      filter.contactId === undefined &&
+      filter.since === undefined &&
+      filter.dueFrom === undefined &&
+      filter.dueTo === undefined &&
+      filter.contactName === undefined;
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     const db = this.deps.db;
     const [rows, total] = await Promise.all([
       repo.listTransactions(db, business.id, filter, limit, offset),
-      filter.contactId === undefined && filter.since === undefined
-        ? this.countFromTotals(business, filter)
-        : repo.countTransactions(db, business.id, filter),
+      onlyStatus ? this.countFromTotals(business, filter) : repo.countTransactions(db, business.id, filter),
     ]);
     return { rows, total, limit, offset };
   }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as core from './2026-11-21T00-00_core.js';
 import * as reminders from './2026-11-21T02-00_reminders.js';
+import * as contactNameTerms from './2026-11-21T05-00_contact-name-terms.js';
 import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
 
 /**
@@ -11,5 +12,6 @@ import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-00_core': core,
   '2026-11-21T02-00_reminders': reminders,
+  '2026-11-21T05-00_contact-name-terms': contactNameTerms,
   '2026-11-21T06-00_payment-claims': paymentClaims,
 };

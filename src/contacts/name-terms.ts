@@ -1,0 +1,97 @@
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { Database, Executor } from '../db/schema.js';
+import { type FuzzyWord, type NameTerm, nameTerms } from './fuzzy.js';
+
+type TermsEb = ExpressionBuilder<Database, 'contact_name_terms'>;
+
+/**
+ * Writes a contact's fuzzy-search terms (contacts/fuzzy.ts), replacing any it had. Called in the
+ * database transaction that creates or renames the contact, so the index never disagrees with
+ * the names it was built from.
+ */
+export async function writeNameTerms(
+  db: Executor,
+  contact: { id: string; business_id: string; name: string },
+  options: { replace: boolean },
+): Promise<void> {
+  if (options.replace) await db.deleteFrom('contact_name_terms').where('contact_id', '=', contact.id).execute();
+  const terms = nameTerms(contact.name);
+  if (terms.length === 0) return;
+  await db
+    .insertInto('contact_name_terms')
+    .values(terms.map((t) => ({ business_id: contact.business_id, contact_id: contact.id, ...t })))
+    .execute();
+}
+
+/** fuzzy.ts `variantsMatch`, as SQL over one stored row with the same term. */
+function variantCondition(eb: TermsEb, v: NameTerm, exact: boolean) {
+  const sameTerm = eb('contact_name_terms.term', '=', v.term);
+  if (exact) return eb.and([sameTerm, eb('contact_name_terms.pos', '=', -1)]);
+  if (v.pos === -1) return sameTerm;
+  return eb.and([
+    sameTerm,
+    eb.or([
+      eb('contact_name_terms.pos', '=', -1),
+      eb('contact_name_terms.pos', '=', v.pos),
+      eb.and([eb('contact_name_terms.pos', 'in', [v.pos - 1, v.pos + 1]), eb('contact_name_terms.ch', '=', v.ch)]),
+    ]),
+  ]);
+}
+
+/** A stored row belongs to a name word within one typo of `word`. */
+function wordCondition(eb: TermsEb, word: FuzzyWord) {
+  return eb.or(word.variants.map((v) => variantCondition(eb, v, word.exact)));
+}
+
+/**
+ * Ids of the business's contacts whose name has, for every query word, a word within one typo.
+ * One range probe of the (business_id, term) primary key collects the rows of every query
+ * variant; grouping by contact then checks that each query word found one. A single grouped
+ * subquery rather than one semi-join per word keeps the plan the same whatever the planner's
+ * statistics say (PostgreSQL without them probed each contact's terms through the whole business).
+ */
+function contactIdsMatching(db: Executor, businessId: string, words: FuzzyWord[]) {
+  const terms = [...new Set(words.flatMap((w) => w.variants.map((v) => v.term)))];
+  const q = db
+    .selectFrom('contact_name_terms')
+    .select('contact_name_terms.contact_id as fuzzy_contact_id')
+    .where('contact_name_terms.business_id', '=', businessId)
+    .where('contact_name_terms.term', 'in', terms)
+    .where((eb) => eb.or(words.map((w) => wordCondition(eb, w))))
+    .groupBy('contact_name_terms.contact_id');
+  if (words.length === 1) return q;
+  return q.having((eb) =>
+    eb.and(words.map((w) => eb(eb.fn.max(eb.case().when(wordCondition(eb, w)).then(1).else(0).end()), '=', 1))),
+  );
+}
+
+type Searchable = 'contacts' | 'transactions';
+
+/**
+ * `table`, restricted to rows whose contact matches the fuzzy query, as the start of a query.
+ * The matching ids come first, in a CROSS JOIN, because SQLite keeps that join order: the query
+ * then visits only the matches. As `contact_id IN (...)`, SQLite (which assumes, without
+ * statistics, that a business has ten rows) walked every contact of the business instead.
+ * The derived table is hidden from the type: callers select `table`'s columns by name
+ * (selectAll('contacts')), never a bare selectAll().
+ */
+export function fromFuzzyMatches(
+  db: Executor,
+  businessId: string,
+  words: FuzzyWord[],
+  table: 'contacts',
+): SelectQueryBuilder<Database, 'contacts', object>;
+export function fromFuzzyMatches(
+  db: Executor,
+  businessId: string,
+  words: FuzzyWord[],
+  table: 'transactions',
+): SelectQueryBuilder<Database, 'transactions', object>;
+export function fromFuzzyMatches(db: Executor, businessId: string, words: FuzzyWord[], table: Searchable) {
+  const matches = db.selectFrom(contactIdsMatching(db, businessId, words).as('fuzzy_match'));
+  const joined =
+    table === 'contacts'
+      ? matches.crossJoin('contacts').whereRef('contacts.id', '=', 'fuzzy_match.fuzzy_contact_id')
+      : matches.crossJoin('transactions').whereRef('transactions.contact_id', '=', 'fuzzy_match.fuzzy_contact_id');
+  return joined as unknown as SelectQueryBuilder<Database, Searchable, object>;
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Migrator } from 'kysely';
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { migrate, openStore, type Store } from '../src/db/store.js';
+import { ManualClock } from '../src/lib/clock.js';
+import { uuidv7 } from '../src/lib/ids.js';
+import { createServices } from '../src/services.js';
+import { STORE } from './helpers/harness.js';
+
+/**
+ * The fuzzy-search migration indexes the contacts that existed before it. Test stores are copies
+ * of a migrated template, so this test migrates an empty store of its own step by step.
+ */
+
+async function emptyStore(): Promise<{ store: Store; drop: () => Promise<void> }> {
+  if (STORE === 'sqlite') {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-backfill-'));
+    const store = openStore({ dataDir, databaseUrl: undefined, pgPoolMax: 1 });
+    return {
+      store,
+      drop: async () => {
+        await store.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const adminUrl = inject('pgAdminUrl');
+  // The run's prefix, so that the run's teardown drops it even if this test dies half-way.
+  const name = `${inject('pgTemplate').replace(/_template$/, '')}_backfill_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const store = openStore({ dataDir: '', databaseUrl: url.toString(), pgPoolMax: 2 });
+  return {
+    store,
+    drop: async () => {
+      await store.close();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+describe('migration 2026-11-21T05-00_contact-name-terms', () => {
+  // Creating a database of its own can take seconds on a busy PostgreSQL server.
+  it('backfills the name terms of existing contacts, across several pages', { timeout: 30_000 }, async () => {
+    const { store, drop } = await emptyStore();
+    try {
+      const { db } = store;
+      const before = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      const first = await before.migrateTo('2026-11-21T00-00_core');
+      expect(first.error).toBeUndefined();
+
+      const now = new Date('2030-03-10T06:00:00.000Z');
+      const at = now.toISOString();
+      const businessId = uuidv7(now.getTime());
+      await db
+        .insertInto('businesses')
+        .values({
+          id: businessId,
+          name: 'Backfill Traders',
+          phone: '919800000001',
+          plan: 'business',
+          plan_expires_at: '2031-01-01T00:00:00.000Z',
+          currency: 'INR',
+          language: 'en',
+          timezone: 'Asia/Kolkata',
+          country: 'IN',
+          upi_id: null,
+          reminders_paused: 0,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await db
+        .insertInto('business_totals')
+        .values({
+          business_id: businessId,
+          pending_count: 0,
+          pending_paise: 0,
+          overdue_count: 0,
+          overdue_paise: 0,
+          paid_count: 0,
+          paid_paise: 0,
+          contact_count: 0,
+        })
+        .execute();
+      const names = ['Ravi Kumar', 'Sunita Rao', ...Array.from({ length: 1100 }, (_, i) => `Buyer Number ${i}`)];
+      const rows = names.map((name, i) => ({
+        id: uuidv7(now.getTime() + i),
+        business_id: businessId,
+        name,
+        name_key: name.toLowerCase(),
+        phone: null,
+        phone_rev: null,
+        created_at: at,
+        updated_at: at,
+      }));
+      for (let i = 0; i < rows.length; i += 200) {
+        await db
+          .insertInto('contacts')
+          .values(rows.slice(i, i + 200))
+          .execute();
+      }
+      await db
+        .updateTable('business_totals')
+        .set({ contact_count: rows.length })
+        .where('business_id', '=', businessId)
+        .execute();
+
+      expect(await migrate(db)).toContain('2026-11-21T05-00_contact-name-terms');
+
+      const indexed = await db
+        .selectFrom('contact_name_terms')
+        .select((eb) => eb.fn.count<number>('contact_id').distinct().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(indexed.n)).toBe(rows.length);
+
+      const services = createServices({
+        store,
+        clock: new ManualClock(now),
+        config: loadConfig({}, { dataDir: '', databaseUrl: undefined }),
+      });
+      const business = await services.businesses.get(businessId);
+      const search = async (text: string) => {
+        const page = await services.contacts.list(business, { limit: 5 }, { fuzzySearch: text });
+        return { total: page.total, names: page.items.map((i) => i.contact.name).sort() };
+      };
+      expect(await search('rabi kumr')).toEqual({ total: 1, names: ['Ravi Kumar'] });
+      expect(await search('sunitha')).toEqual({ total: 1, names: ['Sunita Rao'] });
+      expect((await search('buyr numbr')).total).toBe(1100);
+      expect(await search('kumar sunita')).toEqual({ total: 0, names: [] });
+    } finally {
+      await drop();
+    }
+  });
+});

@@ -183,6 +183,19 @@ describe('GET /v1/transactions/{id}', () => {
     expect(res.body).toEqual({ data: created.body.data });
   });
 
+  it('accepts an id in upper case', async () => {
+    const biz = await h.newBusiness();
+    const created = await due(biz, { contact_name: 'Upper Case' });
+    const res = await biz.get(`/v1/transactions/${created.body.data.id.toUpperCase()}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toBe(created.body.data.id);
+    const byContact = await biz.get(`/v1/transactions?contact_id=${created.body.data.contact_id.toUpperCase()}`);
+    expect(byContact.body.total).toBe(1);
+    const again = await due(biz, { contact_id: created.body.data.contact_id.toUpperCase() });
+    expect(again.status).toBe(201);
+    expect(again.body.data.contact_id).toBe(created.body.data.contact_id);
+  });
+
   it('answers 404 for an unknown id, a non-uuid and another business due', async () => {
     const a = await h.newBusiness();
     const b = await h.newBusiness();

@@ -14,7 +14,7 @@ export function Nullable<T extends TSchema & { type: string }>(schema: T) {
   });
 }
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+export const Uuid = Type.String({ format: 'uuid', 'x-lowercase': true, description: 'UUID' });
 export const Timestamp = Type.String({
   format: 'date-time',
   description: 'ISO 8601 UTC timestamp with milliseconds',

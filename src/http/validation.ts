@@ -17,6 +17,24 @@ function makeAjv(coerce: boolean) {
     strict: false,
   });
   // ajv-formats is CommonJS; its plugin is on .default under both loaders.
+  // UUIDs are case-insensitive on input but stored lower-case; folding them here makes an
+  // upper-case id find its row on SQLite as it does on PostgreSQL's uuid type.
+  ajv.addKeyword({
+    keyword: 'x-lowercase',
+    modifying: true,
+    schemaType: 'boolean',
+    validate: (
+      enabled: boolean,
+      data: unknown,
+      _schema: unknown,
+      ctx?: { parentData: any; parentDataProperty: string | number },
+    ) => {
+      if (enabled && typeof data === 'string' && ctx?.parentData !== undefined) {
+        ctx.parentData[ctx.parentDataProperty] = data.toLowerCase();
+      }
+      return true;
+    },
+  });
   ajvFormats.default(ajv, ['uuid', 'date', 'date-time', 'uri', 'email']);
   return ajv;
 }

@@ -71,6 +71,14 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+function hexKey(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && !/^[0-9a-fA-F]{64}$/.test(raw)) {
+    throw new ConfigError(`${name} must be 64 hex characters (32 bytes), e.g. from \`openssl rand -hex 32\``);
+  }
+  return raw?.toLowerCase();
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -119,7 +127,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       ...whatsapp,
       apiBase: whatsapp.apiBase ?? 'https://graph.facebook.com/v21.0',
     },
-    encryptionKey: optional(env, 'ENCRYPTION_KEY'),
+    encryptionKey: hexKey(env, 'ENCRYPTION_KEY'),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: bool(env, 'LOG_REQUESTS', false),
     bodyLimitBytes: 64 * 1024,

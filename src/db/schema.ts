@@ -179,6 +179,68 @@ export interface ChatInboundMessageTable {
   received_at: string;
 }
 
+export interface WebhookEndpointTable {
+  id: string;
+  business_id: string;
+  url: string;
+  /** JSON array of subscribed event names */
+  events: string;
+  /** the signing secret, sealed with AES-256-GCM (webhooks/secret-box.ts) */
+  secret_sealed: string;
+  active: number;
+  /** consecutive failed attempts; a success resets it */
+  failure_count: number;
+  /** start of the current run of failures: 3 days of nothing but failures disables the endpoint */
+  failing_since: string | null;
+  last_triggered_at: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+/** One event to one endpoint: pending (queued or in flight), delivered or failed. */
+export interface WebhookDeliveryTable {
+  id: string;
+  business_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  /** the exact body bytes sent on every attempt */
+  body: string;
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  error: string | null;
+  /** when the next attempt is due; null when none is planned */
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  /** redeliver asked while an attempt was in flight: queue one more after it */
+  requeue: number;
+  lease_id: string | null;
+  locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every attempt of a delivery, as logged. */
+export interface WebhookAttemptTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  next_retry_at: string | null;
+  created_at: string;
+}
+
+export interface AppSettingTable {
+  name: string;
+  value: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -194,6 +256,10 @@ export interface Database {
   reminders: ReminderTable;
   chat_opt_outs: ChatOptOutTable;
   chat_inbound_messages: ChatInboundMessageTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
+  app_settings: AppSettingTable;
 }
 
 export type Db = Kysely<Database>;

@@ -3,6 +3,7 @@ import * as core from './2026-11-21T00-00_core.js';
 import * as reminders from './2026-11-21T02-00_reminders.js';
 import * as contactNameTerms from './2026-11-21T05-00_contact-name-terms.js';
 import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
+import * as webhooks from './2026-11-22T00-00_webhooks.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21T02-00_reminders': reminders,
   '2026-11-21T05-00_contact-name-terms': contactNameTerms,
   '2026-11-21T06-00_payment-claims': paymentClaims,
+  '2026-11-22T00-00_webhooks': webhooks,
 };

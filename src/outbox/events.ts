@@ -1,5 +1,6 @@
 import type { Executor } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
+import { signalOutbox } from './signal.js';
 
 /** Every subscribable event name (SPEC part 6), in the order GET /v1/webhooks lists them. */
 export const EVENT_TYPES = [
@@ -38,5 +39,6 @@ export async function recordEvent(
       dispatched_at: null,
     })
     .execute();
+  await signalOutbox(trx);
   return id;
 }

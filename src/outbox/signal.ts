@@ -1,0 +1,86 @@
+import { EventEmitter } from 'node:events';
+import { PostgresAdapter, sql } from 'kysely';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Executor } from '../db/schema.js';
+
+/**
+ * "There is webhook work to do": sent when an event is recorded or a delivery re-queued, so the
+ * dispatcher starts at once instead of at its next poll. On PostgreSQL it is a NOTIFY issued in
+ * the writer's transaction (delivered on commit, to every process that LISTENs); in this process
+ * it is also an in-memory signal, which is all SQLite (one process) needs. The poll stays as the
+ * safety net: a lost signal only delays work, it never loses it.
+ */
+export const OUTBOX_CHANNEL = 'receivables_outbox';
+
+const local = new EventEmitter();
+local.setMaxListeners(0);
+let localPending = false;
+
+export async function signalOutbox(db: Executor): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(db);
+  }
+  // Coalesced: a burst of writes wakes the dispatcher once.
+  if (!localPending) {
+    localPending = true;
+    setImmediate(() => {
+      localPending = false;
+      local.emit('signal');
+    });
+  }
+}
+
+/** Calls `wake` on every signal: in-process always, and via LISTEN when `pool` is given. */
+export function onOutboxSignal(wake: () => void, opts: { pool?: pg.Pool | undefined; logger?: Logger }): () => void {
+  local.on('signal', wake);
+  let stopped = false;
+  let client: pg.PoolClient | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const listen = async () => {
+    if (!opts.pool || stopped) return;
+    try {
+      const c = await opts.pool.connect();
+      if (stopped) {
+        c.release();
+        return;
+      }
+      client = c;
+      c.on('notification', wake);
+      c.on('error', (error) => {
+        opts.logger?.warn({ err: error }, 'LISTEN connection lost; polling until it is back');
+        drop(true);
+      });
+      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      // Anything written while we were not listening is picked up by this wake.
+      wake();
+    } catch (error) {
+      opts.logger?.warn({ err: error }, 'LISTEN failed; polling until it works');
+      drop(true);
+    }
+  };
+  const drop = (again: boolean) => {
+    const c = client;
+    client = undefined;
+    if (c) {
+      c.removeListener('notification', wake);
+      c.release(true);
+    }
+    if (again && !stopped && !retry) {
+      retry = setTimeout(() => {
+        retry = undefined;
+        void listen();
+      }, 5000);
+      retry.unref();
+    }
+  };
+  void listen();
+
+  return () => {
+    stopped = true;
+    local.removeListener('signal', wake);
+    if (retry) clearTimeout(retry);
+    drop(false);
+  };
+}

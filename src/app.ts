@@ -15,12 +15,14 @@ import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
+import { legacyWebhookSchemas } from './legacy/webhooks.js';
 import { opsRoutes } from './ops/routes.js';
 import { payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
+import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -106,7 +108,16 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     );
   });
 
-  for (const schema of [ErrorBody, Business, Summary, ...contactSchemas, ...transactionSchemas, ...legacySchemas]) {
+  for (const schema of [
+    ErrorBody,
+    Business,
+    Summary,
+    ...contactSchemas,
+    ...transactionSchemas,
+    ...webhookSchemas,
+    ...legacySchemas,
+    ...legacyWebhookSchemas,
+  ]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, config.publicBaseUrl);
@@ -128,6 +139,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(contactRoutes);
       await v1.register(transactionRoutes);
       await v1.register(reminderRoutes);
+      await v1.register(webhookRoutes);
     },
     { prefix: '/v1' },
   );

@@ -41,6 +41,7 @@ export async function bootstrap(
         redisWarned = true;
       })
     : new MemoryRateLimitStore(clock);
+  const services = createServices({ store, clock, config, channel: createChannel(config, logger) });
   return {
     config,
     logger,
@@ -48,8 +49,9 @@ export async function bootstrap(
     clock,
     metrics,
     rateLimits,
-    services: createServices({ store, clock, config, channel: createChannel(config, logger) }),
+    services,
     async close() {
+      await services.webhookSender.close();
       await rateLimits.close();
       await store.close();
     },

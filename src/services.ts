@@ -9,6 +9,10 @@ import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
 import { SummaryService } from './summary/service.js';
 import { TransactionService } from './transactions/service.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { lazySecretBox } from './webhooks/secret-box.js';
+import { createHttpSender, type WebhookSender } from './webhooks/sender.js';
+import { WebhookService } from './webhooks/service.js';
 
 export interface Services {
   businesses: BusinessService;
@@ -19,12 +23,33 @@ export interface Services {
   channel: ChatChannel;
   reminders: ReminderService;
   chatInbound: ChatInboundService;
+  webhooks: WebhookService;
+  /** fans outbox events out to deliveries and sends them (run by the webhook worker job) */
+  webhookDispatcher: WebhookDispatcher;
+  /** the HTTPS client of webhook deliveries; closed with the runtime */
+  webhookSender: WebhookSender;
 }
 
 /** The rules of the service, shared by the HTTP app, the workers and the admin CLI. */
-export function createServices(deps: { store: Store; clock: Clock; config: Config; channel?: ChatChannel }): Services {
+export function createServices(deps: {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  channel?: ChatChannel;
+  webhookSender?: WebhookSender;
+}): Services {
   const { db } = deps.store;
-  const { clock } = deps;
+  const { clock, config } = deps;
+  const isPostgres = deps.store.kind === 'postgres';
+  const webhookSender =
+    deps.webhookSender ??
+    createHttpSender({ timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+  const secretBox = lazySecretBox({
+    encryptionKey: config.encryptionKey,
+    db,
+    storeKind: deps.store.kind,
+    dataDir: config.dataDir,
+  });
   const contacts = new ContactService({ db, clock });
   const businesses = new BusinessService({ db, clock });
   const channel = deps.channel ?? createChannel(deps.config);
@@ -39,8 +64,18 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
       clock,
       channel,
       publicBaseUrl: deps.config.publicBaseUrl,
-      isPostgres: deps.store.kind === 'postgres',
+      isPostgres,
     }),
     chatInbound: new ChatInboundService({ db, clock, channel, businesses }),
+    webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox, isPostgres }),
+    webhookDispatcher: new WebhookDispatcher({
+      db,
+      clock,
+      sender: webhookSender,
+      secretBox,
+      isPostgres,
+      timeoutMs: config.webhookTimeoutMs,
+    }),
+    webhookSender,
   };
 }

@@ -75,3 +75,18 @@ export async function resolveSecretKey(opts: {
     .executeTakeFirstOrThrow();
   return Buffer.from(row.value, 'hex');
 }
+
+/** The SecretBox, resolved once on first use (resolving may touch the store); retried if that fails. */
+export function lazySecretBox(opts: Parameters<typeof resolveSecretKey>[0]): () => Promise<SecretBox> {
+  let box: Promise<SecretBox> | undefined;
+  return () => {
+    box ??= resolveSecretKey(opts).then(
+      (key) => new SecretBox(key),
+      (error: unknown) => {
+        box = undefined;
+        throw error;
+      },
+    );
+    return box;
+  };
+}

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
 import { Idempotency } from '../http/idempotency.js';
@@ -8,6 +9,7 @@ import { idempotencyPurge } from './idempotency-purge.js';
 import { overdueSweeper } from './overdue-sweeper.js';
 import { reminderScheduler } from './reminder-scheduler.js';
 import type { Job } from './runner.js';
+import { webhookDispatcherJob } from './webhook-dispatcher.js';
 
 export interface WorkerDeps {
   config: Config;
@@ -15,6 +17,7 @@ export interface WorkerDeps {
   clock: Clock;
   services: Services;
   metrics: Metrics;
+  logger?: Logger;
 }
 
 /** Every background job; the API process (WORKERS=on) and `npm run worker` run the same list. */
@@ -24,5 +27,12 @@ export function createJobs(deps: WorkerDeps): Job[] {
     overdueSweeper({ db, clock: deps.clock }),
     idempotencyPurge(new Idempotency({ db, clock: deps.clock, storeKind: deps.store.kind })),
     reminderScheduler({ reminders: deps.services.reminders, metrics: deps.metrics }),
+    webhookDispatcherJob({
+      dispatcher: deps.services.webhookDispatcher,
+      store: deps.store,
+      clock: deps.clock,
+      metrics: deps.metrics,
+      ...(deps.logger && { logger: deps.logger }),
+    }),
   ];
 }

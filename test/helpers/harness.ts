@@ -16,6 +16,7 @@ import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import type { App } from '../../src/http/types.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createServices, type Services } from '../../src/services.js';
+import type { WebhookSender } from '../../src/webhooks/sender.js';
 
 export const STORE = (process.env.TEST_STORE ?? 'sqlite') as 'sqlite' | 'postgres';
 
@@ -102,7 +103,13 @@ export function uniquePhone(): string {
 }
 
 export async function startHarness(
-  options: { env?: Record<string, string>; config?: Partial<Config>; now?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: Partial<Config>;
+    now?: string;
+    /** the webhooks' HTTPS client, e.g. one that trusts a test receiver's certificate */
+    webhookSender?: WebhookSender;
+  } = {},
 ): Promise<Harness> {
   const { store, dataDir, databaseUrl } = await openTestStore();
   const clock = new ManualClock(options.now ?? new Date());
@@ -115,7 +122,12 @@ export async function startHarness(
     },
     { dataDir, databaseUrl, ...options.config },
   );
-  const services = createServices({ store, clock, config });
+  const services = createServices({
+    store,
+    clock,
+    config,
+    ...(options.webhookSender && { webhookSender: options.webhookSender }),
+  });
   const metrics = createMetrics();
   const rateLimits = new MemoryRateLimitStore(clock);
   const app = await buildApp({ config, store, clock, services, rateLimits, metrics }, pino({ level: 'silent' }));
@@ -165,6 +177,7 @@ export async function startHarness(
     },
     async close() {
       await app.close();
+      await services.webhookSender.close();
       await rateLimits.close();
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });

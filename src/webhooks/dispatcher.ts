@@ -1,0 +1,237 @@
+import type { Db } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { uuidv7 } from '../lib/ids.js';
+import { deliveryBody, deliveryHeaders } from './payload.js';
+import * as repo from './repository.js';
+import type { SecretBox } from './secret-box.js';
+import type { WebhookResult, WebhookSender } from './sender.js';
+
+/** Waits before the 2nd..6th attempt (SPEC part 6): 1 min, 5 min, 30 min, 2 h, 6 h. */
+export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** An endpoint that has failed every attempt for this long is disabled (PRODUCT part 5). */
+export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
+
+type Leased = repo.LeasedDelivery & { lease_id: string };
+
+export type AttemptOutcome = 'delivered' | 'failed' | 'lease_lost';
+
+export interface DispatcherDeps {
+  db: Db;
+  clock: Clock;
+  sender: WebhookSender;
+  secretBox: () => Promise<SecretBox>;
+  isPostgres: boolean;
+  /** WEBHOOK_TIMEOUT_MS: the sender's bound on one attempt; the lease is sized from it */
+  timeoutMs: number;
+}
+
+export interface RunOptions {
+  /** attempts in flight at once (per process) */
+  concurrency?: number;
+  /** called after each attempt is recorded (metrics) */
+  onOutcome?: (outcome: AttemptOutcome) => void;
+}
+
+/**
+ * Turns outbox events into deliveries and sends them (PRODUCT part 5).
+ *
+ * Durability: an event row is fanned out to delivery rows and marked dispatched in one
+ * transaction. A delivery is sent under a lease (lease_id + locked_until) and its outcome is
+ * recorded only if the lease is still ours; a process killed mid-attempt leaves a lease that
+ * expires, and the delivery is attempted again: every committed event reaches its endpoints at
+ * least once, and receivers de-duplicate on X-Service-Event-Id. Several processes share the
+ * queue through FOR UPDATE SKIP LOCKED on PostgreSQL (SQLite has a single writer).
+ */
+export class WebhookDispatcher {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** How long a claimed delivery stays ours: the attempt's own bound plus a margin for recording. */
+  get leaseMs(): number {
+    return this.deps.timeoutMs + Math.max(5000, this.deps.timeoutMs);
+  }
+
+  /**
+   * Fans out up to `limit` undispatched events to the endpoints subscribed at the time of the
+   * event. Returns how many events it handled.
+   */
+  async fanOut(limit = 200): Promise<number> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const events = await repo.claimEvents(trx, limit, this.deps.isPostgres);
+      if (events.length === 0) return 0;
+      const businessIds = [...new Set(events.map((e) => e.business_id))];
+      const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
+        ...e,
+        subscribed: new Set(JSON.parse(e.events) as string[]),
+      }));
+      const now = this.deps.clock.now().toISOString();
+      const rows: repo.DeliveryRow[] = [];
+      for (const event of events) {
+        for (const endpoint of endpoints) {
+          if (endpoint.business_id !== event.business_id || !endpoint.subscribed.has(event.type)) continue;
+          // An endpoint gets the events that happened after it was created, not the history.
+          if (endpoint.created_at > event.created_at) continue;
+          rows.push({
+            id: uuidv7(),
+            business_id: event.business_id,
+            endpoint_id: endpoint.id,
+            event_id: event.id,
+            event: event.type,
+            body: deliveryBody(event.type, event.created_at, event.payload),
+            status: 'pending',
+            attempts: 0,
+            response_status: null,
+            error: null,
+            next_attempt_at: now,
+            delivered_at: null,
+            requeue: 0,
+            lease_id: null,
+            locked_until: null,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+      }
+      await repo.insertDeliveries(trx, rows);
+      await repo.markDispatched(
+        trx,
+        events.map((e) => e.id),
+        now,
+      );
+      return events.length;
+    });
+  }
+
+  /** Claims up to `limit` due deliveries and attempts them concurrently; returns how many. */
+  async deliverDue(limit = 50, onOutcome?: RunOptions['onOutcome']): Promise<number> {
+    const claimed = await this.#claim(limit);
+    await Promise.all(claimed.map((d) => this.#attempt(d, onOutcome)));
+    return claimed.length;
+  }
+
+  /**
+   * The worker's loop: keeps up to `concurrency` attempts in flight, fanning out and claiming
+   * more as attempts finish, until nothing is left to do or `signal` aborts. Attempts already in
+   * flight are always finished and recorded (graceful shutdown).
+   */
+  async run(signal: AbortSignal, opts: RunOptions = {}): Promise<number> {
+    const concurrency = opts.concurrency ?? 32;
+    let handled = 0;
+    const inflight = new Set<Promise<void>>();
+    while (!signal.aborted) {
+      handled += await this.fanOut();
+      const room = concurrency - inflight.size;
+      const claimed = room > 0 ? await this.#claim(room) : [];
+      for (const delivery of claimed) {
+        const p: Promise<void> = this.#attempt(delivery, opts.onOutcome).finally(() => inflight.delete(p));
+        inflight.add(p);
+      }
+      handled += claimed.length;
+      if (inflight.size === 0) {
+        if (claimed.length === 0) break;
+        continue;
+      }
+      // Wait for a free slot; while the queue is empty, look again now and then for new work.
+      if (claimed.length === 0 || inflight.size >= concurrency) {
+        await Promise.race([...inflight, new Promise((r) => setTimeout(r, 500).unref())]);
+      }
+    }
+    await Promise.all(inflight);
+    return handled;
+  }
+
+  async #claim(limit: number): Promise<Leased[]> {
+    const now = this.deps.clock.now();
+    const leaseId = uuidv7();
+    const ids = await this.deps.db.transaction().execute((trx) =>
+      repo.claimDeliveries(trx, {
+        now: now.toISOString(),
+        leaseId,
+        lockedUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
+        limit,
+        isPostgres: this.deps.isPostgres,
+      }),
+    );
+    if (ids.length === 0) return [];
+    const rows = await repo.leasedDeliveries(this.deps.db, ids, leaseId);
+    return rows.map((r) => ({ ...r, lease_id: leaseId }));
+  }
+
+  async #attempt(delivery: Leased, onOutcome?: RunOptions['onOutcome']): Promise<void> {
+    let result: WebhookResult;
+    try {
+      const secret = (await this.deps.secretBox()).open(delivery.secret_sealed);
+      const headers = deliveryHeaders({
+        body: delivery.body,
+        secret,
+        event: delivery.event,
+        eventId: delivery.event_id,
+        deliveryId: delivery.id,
+      });
+      result = await this.deps.sender.send({ url: delivery.url, body: delivery.body, headers });
+    } catch (error) {
+      // The sender reports failures as results; this is e.g. a secret that no longer opens.
+      result = { ok: false, status: null, error: shortError(error), durationMs: 0 };
+    }
+    const outcome = await this.#record(delivery, result);
+    onOutcome?.(outcome);
+  }
+
+  /** Records one attempt's outcome, if the lease is still ours, in one transaction. */
+  async #record(delivery: Leased, result: WebhookResult): Promise<AttemptOutcome> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const current = await repo.findLeased(trx, delivery.id, delivery.lease_id, this.deps.isPostgres);
+      if (!current) return 'lease_lost';
+      const now = this.deps.clock.now();
+      const at = now.toISOString();
+      const attempt = current.attempts + 1;
+      const endpoint = await repo.recordEndpointOutcome(trx, delivery.endpoint_id, result.ok, at);
+      let live = endpoint !== undefined && endpoint.active === 1 && endpoint.deleted_at === null;
+      if (
+        live &&
+        !result.ok &&
+        endpoint?.failing_since &&
+        now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
+      ) {
+        const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
+        await repo.disableEndpoint(trx, delivery.endpoint_id, reason, at);
+        await repo.cancelQueued(trx, delivery.endpoint_id, 'endpoint disabled after 3 days of failures', at);
+        live = false;
+      }
+      const retryAt =
+        !result.ok && live && attempt < MAX_ATTEMPTS
+          ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
+          : null;
+      const requeued = live && current.requeue === 1;
+      await repo.updateDelivery(trx, delivery.id, {
+        status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
+        attempts: attempt,
+        response_status: result.status,
+        error: result.ok ? null : result.error,
+        ...(result.ok && { delivered_at: at }),
+        next_attempt_at: requeued ? at : retryAt,
+        requeue: 0,
+        lease_id: null,
+        locked_until: null,
+        updated_at: at,
+      });
+      await repo.insertAttempt(trx, {
+        id: uuidv7(),
+        delivery_id: delivery.id,
+        attempt,
+        status: result.ok ? 'delivered' : 'failed',
+        response_status: result.status,
+        error: result.ok ? null : result.error,
+        duration_ms: Math.round(result.durationMs),
+        next_retry_at: retryAt,
+        created_at: at,
+      });
+      return result.ok ? 'delivered' : 'failed';
+    });
+  }
+}
+
+export function shortError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 200 ? `${message.slice(0, 197)}...` : message;
+}

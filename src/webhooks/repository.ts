@@ -1,0 +1,316 @@
+import type { Executor, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../db/schema.js';
+
+export type EndpointRow = WebhookEndpointTable;
+export type DeliveryRow = WebhookDeliveryTable;
+export type AttemptRow = WebhookAttemptTable;
+
+/* ---------- endpoints ---------- */
+
+export function insertEndpoint(db: Executor, row: EndpointRow) {
+  return db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+/** The business's endpoints that are not deleted, newest first. */
+export function listEndpoints(db: Executor, businessId: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function countEndpoints(db: Executor, businessId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function findEndpoint(db: Executor, businessId: string, id: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
+ * so that two concurrent creates cannot both see 19 endpoints and make 21.
+ */
+export function lockBusiness(db: Executor, businessId: string, isPostgres: boolean) {
+  return db
+    .selectFrom('businesses')
+    .select('id')
+    .where('id', '=', businessId)
+    .$if(isPostgres, (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export function softDeleteEndpoint(db: Executor, businessId: string, id: string, at: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: at, active: 0, updated_at: at })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The test operation touches only last_triggered_at: a sample says nothing about real deliveries. */
+export function touchEndpoint(db: Executor, id: string, at: string) {
+  return db.updateTable('webhook_endpoints').set({ last_triggered_at: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Counts an attempt against the endpoint: a success resets the run of failures, a failure extends
+ * it. Returns the endpoint as it now is (to decide on auto-disable and further retries).
+ */
+export function recordEndpointOutcome(db: Executor, id: string, ok: boolean, at: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set((eb) =>
+      ok
+        ? { failure_count: 0, failing_since: null, last_triggered_at: at }
+        : {
+            failure_count: eb('failure_count', '+', 1),
+            failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
+            last_triggered_at: at,
+          },
+    )
+    .where('id', '=', id)
+    .returning(['active', 'deleted_at', 'failing_since'])
+    .executeTakeFirst();
+}
+
+export function disableEndpoint(db: Executor, id: string, reason: string, at: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ active: 0, disabled_reason: reason, updated_at: at })
+    .where('id', '=', id)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+}
+
+/* ---------- deliveries ---------- */
+
+export function insertDelivery(db: Executor, row: DeliveryRow) {
+  return db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+export function insertAttempt(db: Executor, row: AttemptRow) {
+  return db.insertInto('webhook_attempts').values(row).execute();
+}
+
+export function listDeliveries(db: Executor, endpointId: string, limit: number, offset: number) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'endpoint_id',
+      'event_id',
+      'event',
+      'status',
+      'attempts',
+      'response_status',
+      'error',
+      'next_attempt_at',
+      'delivered_at',
+      'created_at',
+    ])
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+export type DeliveryListRow = Awaited<ReturnType<typeof listDeliveries>>[number];
+
+export async function countDeliveries(db: Executor, endpointId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function attemptsOf(db: Executor, deliveryIds: string[]) {
+  if (deliveryIds.length === 0) return Promise.resolve([] as AttemptRow[]);
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('attempt')
+    .execute();
+}
+
+export function findDelivery(db: Executor, endpointId: string, id: string) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'status', 'lease_id', 'locked_until'])
+    .where('endpoint_id', '=', endpointId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * Queues one immediate attempt. `requeue` tells an attempt in flight right now (which will
+ * overwrite next_attempt_at when it records its outcome) to queue this one after it.
+ */
+export function requeueDelivery(db: Executor, id: string, at: string) {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: at, requeue: 1, updated_at: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Deleted or disabled endpoint: nothing queued for it goes out any more. */
+export function cancelQueued(db: Executor, endpointId: string, reason: string, at: string) {
+  return db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: eb.case().when('status', '=', 'delivered').then('delivered').else('failed').end(),
+      error: reason,
+      next_attempt_at: null,
+      requeue: 0,
+      updated_at: at,
+    }))
+    .where('endpoint_id', '=', endpointId)
+    .where('next_attempt_at', 'is not', null)
+    .execute();
+}
+
+/* ---------- the dispatcher's queue ---------- */
+
+/** Outbox events not yet fanned out, oldest first; locked (SKIP LOCKED) against other workers. */
+export function claimEvents(db: Executor, limit: number, isPostgres: boolean) {
+  return db
+    .selectFrom('events')
+    .select(['id', 'business_id', 'type', 'payload', 'created_at'])
+    .where('dispatched_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .$if(isPostgres, (q) => q.forUpdate().skipLocked())
+    .execute();
+}
+
+/** Active endpoints of these businesses (the fan-out filters by event name in memory). */
+export function activeEndpointsOf(db: Executor, businessIds: string[]) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'business_id', 'events', 'created_at'])
+    .where('business_id', 'in', businessIds)
+    .where('active', '=', 1)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Inserts deliveries; one that exists already (a fan-out run twice) is left as it is. */
+export async function insertDeliveries(db: Executor, rows: DeliveryRow[]) {
+  // 16 columns a row: 500 rows stay under every driver's bound-parameter limit.
+  for (let i = 0; i < rows.length; i += 500) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+      .execute();
+  }
+}
+
+export function markDispatched(db: Executor, ids: string[], at: string) {
+  return db.updateTable('events').set({ dispatched_at: at }).where('id', 'in', ids).execute();
+}
+
+/**
+ * Leases up to `limit` deliveries whose next attempt is due (or whose sender's lease ran out: a
+ * crash mid-attempt) to `leaseId`, for endpoints still active. On PostgreSQL the rows are picked
+ * FOR UPDATE SKIP LOCKED, so concurrent workers never take the same row; the caller runs this in
+ * a transaction.
+ */
+export async function claimDeliveries(
+  db: Executor,
+  opts: { now: string; leaseId: string; lockedUntil: string; limit: number; isPostgres: boolean },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('next_attempt_at', '<=', opts.now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.now)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb.selectFrom('webhook_endpoints').select('id').where('active', '=', 1).where('deleted_at', 'is', null),
+    )
+    .orderBy('next_attempt_at')
+    .limit(opts.limit)
+    .$if(opts.isPostgres, (q) => q.forUpdate().skipLocked())
+    .execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return [];
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_id: opts.leaseId, locked_until: opts.lockedUntil, status: 'pending', requeue: 0 })
+    .where('id', 'in', ids)
+    .execute();
+  return ids;
+}
+
+/** What an attempt needs: the delivery and its endpoint's URL and sealed secret. */
+export function leasedDeliveries(db: Executor, ids: string[], leaseId: string) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event', 'd.body', 'e.url', 'e.secret_sealed'])
+    .where('d.id', 'in', ids)
+    .where('d.lease_id', '=', leaseId)
+    .execute();
+}
+export type LeasedDelivery = Awaited<ReturnType<typeof leasedDeliveries>>[number];
+
+/** The delivery, if this worker still holds its lease; locked for the outcome's transaction. */
+export function findLeased(db: Executor, id: string, leaseId: string, isPostgres: boolean) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'attempts', 'requeue'])
+    .where('id', '=', id)
+    .where('lease_id', '=', leaseId)
+    .$if(isPostgres, (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export function updateDelivery(
+  db: Executor,
+  id: string,
+  patch: Partial<Omit<DeliveryRow, 'id' | 'business_id' | 'endpoint_id' | 'event_id' | 'event' | 'body'>>,
+) {
+  return db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute();
+}
+
+/** Age in seconds of the oldest work waiting: an undispatched event or a due delivery. */
+export async function oldestWaiting(db: Executor, now: string): Promise<string | null> {
+  const [event, delivery] = await Promise.all([
+    db
+      .selectFrom('events')
+      .select((eb) => eb.fn.min('created_at').as('at'))
+      .where('dispatched_at', 'is', null)
+      .executeTakeFirst(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('next_attempt_at', '<=', now)
+      .executeTakeFirst(),
+  ]);
+  const times = [event?.at, delivery?.at].filter((t): t is string => typeof t === 'string');
+  return times.length === 0 ? null : (times.sort()[0] as string);
+}

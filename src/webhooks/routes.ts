@@ -1,0 +1,140 @@
+import { Type } from 'typebox';
+import { absentBodyIsEmptyObject } from '../http/body.js';
+import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
+import type { App } from '../http/types.js';
+import { EVENT_TYPES } from '../outbox/events.js';
+import { presentCreatedEndpoint, presentDelivery, presentEndpoint } from './presenter.js';
+import {
+  CreatedWebhookEndpoint,
+  CreateWebhookBody,
+  DeliveriesQuery,
+  DeliveryParams,
+  EventName,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './schema.js';
+
+export async function webhookRoutes(app: App) {
+  const { webhooks } = app.deps.services;
+  const tags = ['Webhooks'];
+
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        summary: 'List webhook endpoints and the event catalogue',
+        response: {
+          200: Type.Object({ data: Type.Array(ref(WebhookEndpoint)), events: Type.Array(EventName) }),
+          ...errorResponses(),
+        },
+      },
+    },
+    async (request) => ({
+      data: (await webhooks.list(request.auth.business)).map(presentEndpoint),
+      events: [...EVENT_TYPES],
+    }),
+  );
+
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        summary: 'Create a webhook endpoint',
+        description:
+          'url: absolute https:// URL (at most 2048 characters); events: one or more names from the catalogue. The signing secret is returned only in this response. At most 20 endpoints per business (then 422).',
+        body: CreateWebhookBody,
+        response: { 201: Data(ref(CreatedWebhookEndpoint)), ...errorResponses(422) },
+      },
+    },
+    async (request, reply) => {
+      const created = await webhooks.create(request.auth.business, request.body);
+      return reply.code(201).send({ data: presentCreatedEndpoint(created) });
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/test',
+    {
+      preValidation: absentBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Send a signed sample event now',
+        description:
+          "Sends a sample of the endpoint's first subscribed event synchronously and logs it as a delivery (one attempt, no retries).",
+        params: IdParams,
+        body: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: Data(Type.Object({ delivered: Type.Boolean(), event: EventName })),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const result = await webhooks.test(request.auth.business, request.params.id);
+      return { data: { delivered: result.delivered, event: result.event } };
+    },
+  );
+
+  app.get(
+    '/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: "The endpoint's delivery log, newest first",
+        params: IdParams,
+        querystring: DeliveriesQuery,
+        response: { 200: Page(ref(WebhookDelivery)), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 50;
+      const offset = request.query.offset ?? 0;
+      const page = await webhooks.deliveries(request.auth.business, request.params.id, { limit, offset });
+      return {
+        data: page.items.map(presentDelivery),
+        total: page.total,
+        limit,
+        offset,
+        hasMore: offset + page.items.length < page.total,
+      };
+    },
+  );
+
+  app.post(
+    '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    {
+      preValidation: absentBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: 'Queue one immediate new attempt of a logged delivery',
+        params: DeliveryParams,
+        body: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Data(Type.Object({ requeued: Type.Boolean() })), ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      await webhooks.redeliver(request.auth.business, request.params.id, request.params.deliveryId);
+      return { data: { requeued: true } };
+    },
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint; it receives nothing more',
+        params: IdParams,
+        response: { 200: Type.Object({ deleted: Type.Boolean() }), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      await webhooks.remove(request.auth.business, request.params.id);
+      return { deleted: true };
+    },
+  );
+}
+
+export const webhookSchemas = [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery];

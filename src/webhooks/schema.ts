@@ -1,0 +1,83 @@
+import { Type } from 'typebox';
+import { Nullable, Timestamp, Uuid } from '../http/schemas.js';
+import { EVENT_TYPES } from '../outbox/events.js';
+
+export const EventName = Type.String({ enum: [...EVENT_TYPES], description: 'an event name of SPEC part 6' });
+
+const endpointFields = {
+  id: Uuid,
+  url: Type.String({ description: 'https:// URL the events are POSTed to' }),
+  events: Type.Array(EventName, { description: 'subscribed events, in catalogue order' }),
+  active: Type.Boolean({ description: 'false once disabled after 3 days of failing every attempt' }),
+  created_at: Timestamp,
+};
+
+export const WebhookEndpoint = Type.Object(
+  {
+    ...endpointFields,
+    last_triggered_at: Nullable(Type.String({ format: 'date-time', description: 'time of the last attempt' })),
+    failure_count: Type.Integer({ description: 'consecutive failed attempts; a success resets it' }),
+  },
+  { $id: 'WebhookEndpoint' },
+);
+
+export const CreatedWebhookEndpoint = Type.Object(
+  {
+    ...endpointFields,
+    secret: Type.String({
+      description: 'signing secret (64 hex characters), returned only in this response',
+      pattern: '^[0-9a-f]{64}$',
+    }),
+  },
+  { $id: 'CreatedWebhookEndpoint' },
+);
+
+export const CreateWebhookBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 4096, description: 'absolute https:// URL, at most 2048 characters' }),
+    events: Type.Array(Type.String({ maxLength: 100 }), {
+      minItems: 1,
+      maxItems: 50,
+      description: 'one or more event names',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const DeliveryAttempt = Type.Object({
+  attempt: Type.Integer({ description: '1 for the first attempt' }),
+  status: Type.String({ enum: ['delivered', 'failed'] }),
+  response_status: Nullable(Type.Integer()),
+  error: Nullable(Type.String({ description: 'short reason of a failure' })),
+  duration_ms: Type.Integer(),
+  next_retry_at: Nullable(Type.String({ format: 'date-time', description: 'retry planned after this attempt' })),
+  attempted_at: Timestamp,
+});
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Uuid,
+    endpoint_id: Uuid,
+    event_id: Type.String({ description: 'the X-Service-Event-Id header: the same on every retry' }),
+    event: EventName,
+    status: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
+    attempts: Type.Integer(),
+    response_status: Nullable(Type.Integer({ description: "HTTP status of the receiver's last response" })),
+    error: Nullable(Type.String({ description: 'short reason of the last failure' })),
+    delivered_at: Nullable(Type.String({ format: 'date-time' })),
+    next_retry_at: Nullable(Type.String({ format: 'date-time', description: 'when the next attempt is planned' })),
+    created_at: Timestamp,
+    attempt_log: Type.Array(DeliveryAttempt, { description: 'every attempt, oldest first' }),
+  },
+  { $id: 'WebhookDelivery' },
+);
+
+export const DeliveriesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryParams = Type.Object({ id: Uuid, deliveryId: Uuid }, { additionalProperties: false });

@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import type { BusinessRow } from '../businesses/repository.js';
+import type { Db } from '../db/schema.js';
+import { errors } from '../http/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { uuidv7 } from '../lib/ids.js';
+import { EVENT_TYPES, type EventType } from '../outbox/events.js';
+import { signalOutbox } from '../outbox/signal.js';
+import { shortError } from './dispatcher.js';
+import { deliveryBody, deliveryHeaders, sampleData } from './payload.js';
+import * as repo from './repository.js';
+import type { SecretBox } from './secret-box.js';
+import type { WebhookSender } from './sender.js';
+
+export const MAX_ENDPOINTS_PER_BUSINESS = 20;
+export const MAX_URL_LENGTH = 2048;
+
+export interface EndpointView {
+  row: repo.EndpointRow;
+  events: EventType[];
+}
+
+export interface DeliveryView {
+  delivery: repo.DeliveryListRow;
+  attempts: repo.AttemptRow[];
+}
+
+/** The webhook endpoint operations of SPEC part 4 (the dispatcher does the sending). */
+export class WebhookService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      sender: WebhookSender;
+      secretBox: () => Promise<SecretBox>;
+      isPostgres: boolean;
+    },
+  ) {}
+
+  async list(business: BusinessRow): Promise<EndpointView[]> {
+    return (await repo.listEndpoints(this.deps.db, business.id)).map(view);
+  }
+
+  /** Creates an endpoint; the secret is returned here and never again. */
+  async create(
+    business: BusinessRow,
+    input: { url: string; events: string[] },
+    allowedEvents: readonly EventType[] = EVENT_TYPES,
+  ): Promise<EndpointView & { secret: string }> {
+    const url = checkUrl(input.url);
+    const events = checkEvents(input.events, allowedEvents);
+    const secret = randomBytes(32).toString('hex');
+    const sealed = (await this.deps.secretBox()).seal(secret);
+    return this.deps.db.transaction().execute(async (trx) => {
+      await repo.lockBusiness(trx, business.id, this.deps.isPostgres);
+      if ((await repo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
+        throw errors.unprocessable(
+          `a business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints; delete one first`,
+        );
+      }
+      const now = this.deps.clock.now().toISOString();
+      const row: repo.EndpointRow = {
+        id: uuidv7(),
+        business_id: business.id,
+        url,
+        events: JSON.stringify(events),
+        secret_sealed: sealed,
+        active: 1,
+        failure_count: 0,
+        failing_since: null,
+        last_triggered_at: null,
+        disabled_reason: null,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      await repo.insertEndpoint(trx, row);
+      return { row, events, secret };
+    });
+  }
+
+  /** Soft-deletes the endpoint: it gets nothing more, queued deliveries are cancelled. */
+  async remove(business: BusinessRow, id: string): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const now = this.deps.clock.now().toISOString();
+      const deleted = await repo.softDeleteEndpoint(trx, business.id, id, now);
+      if (Number(deleted.numUpdatedRows) === 0) throw errors.notFound('webhook endpoint');
+      await repo.cancelQueued(trx, id, 'endpoint deleted', now);
+    });
+  }
+
+  /**
+   * Sends a signed sample of the endpoint's first subscribed event now, and logs it as a
+   * delivery (one attempt, no retries). It does not count towards failure_count: a sample says
+   * nothing about whether real events get through.
+   */
+  async test(business: BusinessRow, id: string): Promise<{ delivered: boolean; event: EventType; deliveryId: string }> {
+    const endpoint = await this.#endpoint(business, id);
+    const event = endpoint.events[0] as EventType;
+    const now = this.deps.clock.now();
+    const at = now.toISOString();
+    const eventId = uuidv7();
+    const deliveryId = uuidv7();
+    const body = deliveryBody(event, at, JSON.stringify(sampleData(event, at, business.currency)));
+    let result: Awaited<ReturnType<WebhookSender['send']>>;
+    try {
+      const secret = (await this.deps.secretBox()).open(endpoint.row.secret_sealed);
+      const headers = deliveryHeaders({ body, secret, event, eventId, deliveryId });
+      result = await this.deps.sender.send({ url: endpoint.row.url, body, headers });
+    } catch (error) {
+      result = { ok: false, status: null, error: shortError(error), durationMs: 0 };
+    }
+    const done = this.deps.clock.now().toISOString();
+    await this.deps.db.transaction().execute(async (trx) => {
+      await repo.insertDelivery(trx, {
+        id: deliveryId,
+        business_id: business.id,
+        endpoint_id: endpoint.row.id,
+        event_id: eventId,
+        event,
+        body,
+        status: result.ok ? 'delivered' : 'failed',
+        attempts: 1,
+        response_status: result.status,
+        error: result.ok ? null : result.error,
+        next_attempt_at: null,
+        delivered_at: result.ok ? done : null,
+        requeue: 0,
+        lease_id: null,
+        locked_until: null,
+        created_at: at,
+        updated_at: done,
+      });
+      await repo.insertAttempt(trx, {
+        id: uuidv7(),
+        delivery_id: deliveryId,
+        attempt: 1,
+        status: result.ok ? 'delivered' : 'failed',
+        response_status: result.status,
+        error: result.ok ? null : result.error,
+        duration_ms: Math.round(result.durationMs),
+        next_retry_at: null,
+        created_at: done,
+      });
+      await repo.touchEndpoint(trx, endpoint.row.id, done);
+    });
+    return { delivered: result.ok, event, deliveryId };
+  }
+
+  /** The endpoint's delivery log, newest first, each with its attempts. */
+  async deliveries(
+    business: BusinessRow,
+    id: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: DeliveryView[]; total: number }> {
+    const endpoint = await this.#endpoint(business, id);
+    const [rows, total] = await Promise.all([
+      repo.listDeliveries(this.deps.db, endpoint.row.id, page.limit, page.offset),
+      repo.countDeliveries(this.deps.db, endpoint.row.id),
+    ]);
+    const attempts = await repo.attemptsOf(
+      this.deps.db,
+      rows.map((r) => r.id),
+    );
+    const byDelivery = new Map<string, repo.AttemptRow[]>();
+    for (const a of attempts) {
+      const list = byDelivery.get(a.delivery_id);
+      if (list) list.push(a);
+      else byDelivery.set(a.delivery_id, [a]);
+    }
+    return { items: rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] })), total };
+  }
+
+  /** Queues one immediate new attempt of a logged delivery, whatever its state. */
+  async redeliver(business: BusinessRow, id: string, deliveryId: string): Promise<void> {
+    const endpoint = await this.#endpoint(business, id);
+    if (endpoint.row.active !== 1) {
+      throw errors.conflict('the endpoint is disabled after repeated failures; create a new one to receive events');
+    }
+    await this.deps.db.transaction().execute(async (trx) => {
+      const delivery = await repo.findDelivery(trx, endpoint.row.id, deliveryId);
+      if (!delivery) throw errors.notFound('delivery');
+      await repo.requeueDelivery(trx, delivery.id, this.deps.clock.now().toISOString());
+      await signalOutbox(trx);
+    });
+  }
+
+  async #endpoint(business: BusinessRow, id: string): Promise<EndpointView> {
+    const row = await repo.findEndpoint(this.deps.db, business.id, id);
+    if (!row) throw errors.notFound('webhook endpoint');
+    return view(row);
+  }
+}
+
+function view(row: repo.EndpointRow): EndpointView {
+  return { row, events: JSON.parse(row.events) as EventType[] };
+}
+
+/** PRODUCT part 5: an absolute https:// URL of at most 2048 characters. */
+export function checkUrl(raw: string): string {
+  const url = raw.trim();
+  if (url.length > MAX_URL_LENGTH) throw errors.invalid('url', `url must be at most ${MAX_URL_LENGTH} characters`);
+  if (!/^https:\/\//i.test(url)) throw errors.invalid('url', 'url must be an absolute https:// URL');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw errors.invalid('url', 'url is not a valid URL');
+  }
+  if (parsed.protocol !== 'https:' || parsed.hostname === '') {
+    throw errors.invalid('url', 'url must be an absolute https:// URL');
+  }
+  return url;
+}
+
+/** Known event names, at least one; duplicates are folded and the catalogue order kept. */
+export function checkEvents(raw: string[], allowed: readonly EventType[] = EVENT_TYPES): EventType[] {
+  if (raw.length === 0) throw errors.invalid('events', 'events must list at least one event');
+  const known = new Set<string>(allowed);
+  for (const name of raw) {
+    if (!known.has(name)) {
+      throw errors.invalid('events', `events contains "${name}", which is not one of: ${allowed.join(', ')}`);
+    }
+  }
+  const wanted = new Set(raw);
+  return allowed.filter((e) => wanted.has(e));
+}

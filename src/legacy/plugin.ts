@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/types.js';
 import { legacyErrorHandler, legacyNotFoundHandler, legacyValidatorCompiler } from './errors.js';
 import { legacyReadRoutes } from './routes.js';
+import { legacyWebhookRoutes } from './webhooks.js';
 
 export interface LegacyOptions {
   /** The /v1 authentication hook itself: same keys, same per-key budget, same headers. */
@@ -21,8 +22,7 @@ export async function legacyApi(app: App, options: LegacyOptions) {
     async (v1) => {
       v1.addHook('onRequest', options.authenticate);
       await v1.register(legacyReadRoutes);
-      // The earlier shape's webhook create/list/delete belong here, as thin routes over the
-      // webhook service with legacy presenters (SPEC part 9).
+      await v1.register(legacyWebhookRoutes);
     },
     { prefix: '/v1' },
   );

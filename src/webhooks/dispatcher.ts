@@ -180,6 +180,7 @@ export class WebhookDispatcher {
   /** Records one attempt's outcome, if the lease is still ours, in one transaction. */
   async #record(delivery: Leased, result: WebhookResult): Promise<AttemptOutcome> {
     return this.deps.db.transaction().execute(async (trx) => {
+      await repo.lockEndpoint(trx, delivery.endpoint_id, this.deps.isPostgres);
       const current = await repo.findLeased(trx, delivery.id, delivery.lease_id, this.deps.isPostgres);
       if (!current) return 'lease_lost';
       const now = this.deps.clock.now();

@@ -65,6 +65,20 @@ export function softDeleteEndpoint(db: Executor, businessId: string, id: string,
     .executeTakeFirst();
 }
 
+/**
+ * Locks the endpoint's row for the rest of the transaction (PostgreSQL). Recording an outcome
+ * takes the endpoint before its delivery, like delete and auto-disable do, so that concurrent
+ * outcomes for one endpoint queue up instead of deadlocking.
+ */
+export function lockEndpoint(db: Executor, id: string, isPostgres: boolean) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', '=', id)
+    .$if(isPostgres, (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
 /** The test operation touches only last_triggered_at: a sample says nothing about real deliveries. */
 export function touchEndpoint(db: Executor, id: string, at: string) {
   return db.updateTable('webhook_endpoints').set({ last_triggered_at: at }).where('id', '=', id).execute();

@@ -103,7 +103,7 @@ describe('DELETE /legacy/v1/webhooks/{id}', () => {
     expect((await biz.delete(`/legacy/v1/webhooks/${created.body.id}`)).status).toBe(404);
   });
 
-  it("answers 404 {\"error\"} for unknown, malformed and another business's ids", async () => {
+  it('answers 404 {"error"} for unknown, malformed and another business\'s ids', async () => {
     const a = await h.newBusiness();
     const b = await h.newBusiness();
     const created = await a.post('/legacy/v1/webhooks', { url: URL_OK, events: ['transaction.paid'] });

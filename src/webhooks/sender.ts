@@ -1,5 +1,5 @@
-import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import dns from 'node:dns';
+import net from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { blockedReason } from './network-guard.js';
@@ -12,67 +12,54 @@ export interface WebhookRequest {
 
 export interface WebhookResult {
   ok: boolean;
-  /** the receiver's HTTP status; null when no response came */
   status: number | null;
-  /** short reason of a failure (no stack), null on success */
   error: string | null;
   durationMs: number;
 }
 
-/** The port the dispatcher sends through: an HTTPS client here, a fake in a unit test. */
 export interface WebhookSender {
   send(req: WebhookRequest, signal?: AbortSignal): Promise<WebhookResult>;
   close(): Promise<void>;
 }
 
 export interface HttpSenderOptions {
-  /** WEBHOOK_TIMEOUT_MS: bounds the whole attempt (connect, TLS, response, body) */
+  /** the whole attempt: connect, headers and reading the body */
   timeoutMs: number;
-  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: skip the SSRF checks (local testing only) */
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS */
   allowPrivateNetworks: boolean;
-  /** extra trusted CA certificates (PEM) on top of Node's trust store; tests inject their own */
+  /** extra trusted CA certificates (PEM), added to the bundled roots */
   ca?: string | string[];
-  /** the resolver (tests use it to make a public-looking name resolve to a private address) */
+  /** resolver, dns.lookup by default (tests inject one) */
   lookup?: typeof dns.lookup;
-  /** connections kept per receiver origin */
+  /** connections per origin, 16 by default */
   connections?: number;
   userAgent?: string;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-const MAX_ERROR = 200;
-/** Bytes of a response body read (and dropped) so the connection can be reused. */
-const MAX_RESPONSE_BODY = 64 * 1024;
+/** At most this much of a response body is read; receivers have nothing to tell us. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
 }
 
-function refusal(host: string, address: string, reason: string) {
-  return new BlockedAddressError(
-    host === address ? `refused: ${address} is a ${reason}` : `refused: ${host} resolves to a ${reason} (${address})`,
-  );
-}
-
 /**
- * A `lookup` for the TLS socket that drops blocked addresses: the address checked is the one
- * connected to, so a name that resolves differently between a check and the connect (DNS
- * rebinding) cannot reach an internal address.
+ * A `lookup` for net/tls.connect that hands on only addresses a webhook may reach. Node calls it
+ * with `all: true` when it tries several addresses in turn (autoSelectFamily, the default since
+ * Node 20), otherwise it expects a single address; the underlying resolver is always asked for all.
  */
-function guardedLookup(base: typeof dns.lookup) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
-    base(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const list = addresses as LookupAddress[];
-      const allowed = list.filter((a) => blockedReason(a.address) === null);
+function guardedLookup(lookup: typeof dns.lookup): net.LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const allowed = addresses.filter((entry) => blockedReason(entry.address) === null);
       const first = allowed[0];
-      if (!first) {
-        const rejected = list[0];
-        const error = rejected
-          ? refusal(hostname, rejected.address, blockedReason(rejected.address) ?? 'blocked address')
-          : Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
-        return callback(error, []);
+      if (first === undefined) {
+        const refused = addresses[0];
+        const reason = refused
+          ? `refused: ${hostname} resolves to a ${blockedReason(refused.address)} (${refused.address})`
+          : `DNS lookup failed: no address for ${hostname}`;
+        return callback(new BlockedAddressError(reason), '');
       }
       if (options.all) callback(null, allowed);
       else callback(null, first.address, first.family);
@@ -81,106 +68,157 @@ function guardedLookup(base: typeof dns.lookup) {
 }
 
 /**
- * The HTTPS client of webhook deliveries (undici): POST only, no redirects followed, success on
- * 2xx only, every failure reported as a short reason instead of thrown. Unless private networks
- * are allowed, loopback/private/link-local/CGNAT/reserved targets are refused at connect time:
- * IP literals before connecting, names through the guarded lookup, and the connected socket's
- * remote address checked once more.
+ * The connector of the sender's Agent. With the guard on, every connection is checked three
+ * times: IP-literal hosts before connecting (Node skips `lookup` for them), names through the
+ * guarded lookup (so the address checked is the one connected to: no DNS-rebinding window), and
+ * the socket's remote address once connected, in case some path bypassed the lookup.
  */
-export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
-  const ca = opts.ca === undefined ? undefined : [...tls.rootCertificates, ...[opts.ca].flat()];
-  const guard = !opts.allowPrivateNetworks;
-  const connector = buildConnector({
-    ...(ca && { ca }),
-    ...(guard && { lookup: guardedLookup(opts.lookup ?? dns.lookup) }),
-    ...(!guard && opts.lookup && { lookup: opts.lookup }),
+function connector(opts: HttpSenderOptions): buildConnector.connector {
+  const lookup = opts.allowPrivateNetworks ? opts.lookup : guardedLookup(opts.lookup ?? dns.lookup);
+  const connect = buildConnector({
     timeout: opts.timeoutMs,
-  } as buildConnector.BuildOptions);
-
-  const connect: buildConnector.connector = (options, callback) => {
-    const host = options.hostname.replace(/^\[|\]$/g, '');
-    if (guard && isIP(host)) {
-      const reason = blockedReason(host);
-      if (reason) return callback(refusal(host, host, reason), null);
-    }
-    connector(options, (err, socket) => {
-      if (err) return callback(err, null);
-      const remote = socket?.remoteAddress;
-      const reason = guard && remote ? blockedReason(remote) : null;
-      if (reason && remote) {
-        socket?.destroy();
-        return callback(refusal(host, remote, reason), null);
-      }
-      callback(null, socket as NonNullable<typeof socket>);
-    });
-  };
-
-  const agent = new Agent({
-    connections: opts.connections ?? 16,
-    keepAliveTimeout: 10_000,
-    connect,
+    // Without `ca` Node's default trust applies, which includes NODE_EXTRA_CA_CERTS.
+    ...(opts.ca === undefined ? {} : { ca: [...tls.rootCertificates, ...[opts.ca].flat()] }),
+    ...(lookup === undefined ? {} : { lookup: lookup as net.LookupFunction }),
   });
-  const userAgent = opts.userAgent ?? 'receivables-webhooks/1';
+  if (opts.allowPrivateNetworks) return connect;
 
-  return {
-    async send(req, signal) {
-      const started = performance.now();
-      const done = (status: number | null, error: string | null): WebhookResult => ({
-        ok: error === null,
-        status,
-        error,
-        durationMs: performance.now() - started,
-      });
-      let url: URL;
-      try {
-        url = new URL(req.url);
-      } catch {
-        return done(null, 'invalid URL');
-      }
-      if (url.protocol !== 'https:') return done(null, 'only https URLs are delivered');
-
-      const timeout = AbortSignal.timeout(opts.timeoutMs);
-      const abort = signal ? AbortSignal.any([timeout, signal]) : timeout;
-      try {
-        const res = await request(url, {
-          dispatcher: agent,
-          method: 'POST',
-          headers: { ...req.headers, 'user-agent': userAgent },
-          body: req.body,
-          signal: abort,
-        });
-        // Read a little of the body and drop it: the connection is reused, the attempt stays bounded.
-        await res.body.dump({ limit: MAX_RESPONSE_BODY, signal: abort }).catch(() => {});
-        if (res.statusCode >= 200 && res.statusCode < 300) return done(res.statusCode, null);
-        if (res.statusCode >= 300 && res.statusCode < 400) {
-          return done(res.statusCode, `redirect not followed (HTTP ${res.statusCode})`);
-        }
-        return done(res.statusCode, `HTTP ${res.statusCode}`);
-      } catch (error) {
-        if (timeout.aborted) return done(null, `timed out after ${opts.timeoutMs} ms`);
-        if (signal?.aborted) return done(null, 'aborted');
-        return done(null, describe(error));
-      }
-    },
-    close: () => agent.close(),
+  return (options, callback) => {
+    // undici passes IPv6 literals without their brackets
+    const literalReason = net.isIP(options.hostname) ? blockedReason(options.hostname) : null;
+    if (literalReason !== null) {
+      const error = new BlockedAddressError(`refused: ${options.hostname} is a ${literalReason}`);
+      process.nextTick(() => callback(error, null));
+      return;
+    }
+    connect(options, (error, socket) => {
+      if (error) return callback(error, null);
+      const remote = socket.remoteAddress;
+      const reason = remote === undefined ? 'an address that cannot be checked' : blockedReason(remote);
+      if (reason === null) return callback(null, socket);
+      socket.destroy();
+      const target = remote === undefined ? reason : `a ${reason} (${remote})`;
+      callback(new BlockedAddressError(`refused: ${options.hostname} connected to ${target}`), null);
+    });
   };
 }
 
-const TLS_CODES = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO|HOSTNAME|ALTNAME/;
+/** A short reason for a failed attempt, without stack traces. */
+function describeError(error: unknown, timeoutMs: number): string {
+  if (error instanceof AggregateError && error.errors[0] !== undefined && !('code' in error)) {
+    return describeError(error.errors[0], timeoutMs);
+  }
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = (typeof message === 'string' ? message : String(error)).split('\n', 1)[0] ?? '';
+  switch (code) {
+    case 'EBLOCKEDADDRESS':
+      return text.slice(0, 200);
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'EHOSTUNREACH':
+      return 'host unreachable';
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'ENODATA':
+      return `DNS lookup failed: ${code}`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `timed out after ${timeoutMs} ms`;
+    case 'UND_ERR_SOCKET':
+      return `connection closed: ${text}`.slice(0, 200);
+  }
+  if (typeof code === 'string') {
+    if (code === 'EPROTO' || /CERT|SSL|TLS/.test(code)) return `TLS error: ${code}`.slice(0, 200);
+    return `${code}: ${text}`.slice(0, 200);
+  }
+  return (text || 'delivery failed').slice(0, 200);
+}
 
-/** A short, stack-free reason for a network failure. */
-function describe(error: unknown): string {
-  const e = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const inner = e.cause && typeof e.cause === 'object' ? e.cause : e;
-  const code = inner.code ?? e.code ?? '';
-  let text: string;
-  if (code === 'EBLOCKEDADDRESS') text = inner.message;
-  else if (code === 'ECONNREFUSED') text = 'connection refused';
-  else if (code === 'ECONNRESET') text = 'connection reset by the receiver';
-  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') text = `DNS lookup failed: ${code}`;
-  else if (code === 'UND_ERR_CONNECT_TIMEOUT') text = 'connect timed out';
-  else if (code === 'UND_ERR_SOCKET') text = 'connection closed by the receiver';
-  else if (TLS_CODES.test(code)) text = `TLS error: ${code}`;
-  else text = code ? `${code}: ${inner.message}` : inner.message || String(error);
-  return text.length > MAX_ERROR ? `${text.slice(0, MAX_ERROR - 3)}...` : text;
+/**
+ * Delivers webhooks over HTTPS: one POST, no redirects, success only on 2xx within `timeoutMs`.
+ * `send` never throws; every failure comes back as a short reason in `error`.
+ */
+export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
+  const userAgent = opts.userAgent ?? 'receivables-webhooks/1';
+  const agent = new Agent({
+    connect: connector(opts),
+    connections: opts.connections ?? 16,
+    // the overall timer below decides; these only make sure nothing outlives it by much
+    headersTimeout: Math.ceil(opts.timeoutMs),
+    bodyTimeout: Math.ceil(opts.timeoutMs),
+  });
+
+  async function send(req: WebhookRequest, signal?: AbortSignal): Promise<WebhookResult> {
+    const started = performance.now();
+    let status: number | null = null;
+    const result = (error: string | null): WebhookResult => ({
+      ok: error === null,
+      status,
+      error,
+      durationMs: Math.round(performance.now() - started),
+    });
+
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return result('invalid URL');
+    }
+    if (url.protocol !== 'https:') return result('only https URLs are delivered');
+    if (signal?.aborted) return result('aborted');
+
+    // One controller for both ends of the attempt: our timer and the caller's signal (a listener
+    // rather than AbortSignal.any, which keeps dependants of a long-lived signal around).
+    const stop = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop.abort();
+    }, opts.timeoutMs);
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const headers = Object.keys(req.headers).some((name) => name.toLowerCase() === 'user-agent')
+      ? req.headers
+      : { ...req.headers, 'user-agent': userAgent };
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: 'POST',
+        headers,
+        body: req.body,
+        signal: stop.signal,
+      });
+      status = response.statusCode;
+      // Read (and drop) the body so the connection can serve the next delivery; a large one is
+      // cut short, which closes the connection instead.
+      let read = 0;
+      for await (const chunk of response.body) {
+        read += (chunk as Buffer).length;
+        if (read > MAX_BODY_BYTES) break;
+      }
+      if (status >= 200 && status < 300) return result(null);
+      if (status >= 300 && status < 400) return result(`redirect not followed (HTTP ${status})`);
+      return result(`HTTP ${status}`);
+    } catch (error) {
+      // the status, when it came, stays in the result: it is what the receiver answered
+      if (timedOut) return result(`timed out after ${opts.timeoutMs} ms`);
+      if (signal?.aborted) return result('aborted');
+      return result(describeError(error, opts.timeoutMs));
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    send,
+    close: () => agent.close(),
+  };
 }

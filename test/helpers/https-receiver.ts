@@ -1,89 +1,100 @@
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
-import { createServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-
-/**
- * A webhook receiver for tests: HTTPS on 127.0.0.1 with a self-signed certificate made by
- * openssl at first use (valid for IP 127.0.0.1 and DNS localhost). The sender trusts it through an
- * injected CA (`ca`) or, in child processes, NODE_EXTRA_CA_CERTS=`caPath`.
- */
 
 export interface ReceivedRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
-  /** the exact body bytes, as text */
   body: string;
   at: number;
 }
 
-type Reply = number | { status: number; body?: string; delayMs?: number };
-type Handler = ((req: ReceivedRequest) => Reply) | 'hang';
+/**
+ * A status, or a status with a body; `delayMs` waits before answering at all, `bodyDelayMs` sends
+ * the headers at once and the body only after that long.
+ */
+export type ReceiverAnswer = number | { status: number; body?: string; delayMs?: number; bodyDelayMs?: number };
 
 export interface HttpsReceiver {
-  /** https://127.0.0.1:<port>/hook */
+  /** https://127.0.0.1:<port>/hook (the certificate also names localhost) */
   url: string;
   port: number;
+  /** PEM of the self-signed certificate, to trust it */
   ca: string;
+  /** file holding that PEM, for NODE_EXTRA_CA_CERTS in child processes */
   caPath: string;
   requests: ReceivedRequest[];
-  /** How to answer from now on: a status, a status with a delay, or never ('hang'). Default 200. */
-  respond(handler: Handler): void;
-  /** Resolves once `count` requests have arrived. */
+  /** how to answer from now on; the default is 200, 'hang' never answers */
+  respond(handler: ((req: ReceivedRequest) => ReceiverAnswer) | 'hang'): void;
+  /** resolves with the requests once at least `count` have arrived */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
 
-let certificate: { key: string; cert: string; certPath: string } | undefined;
+interface Certificate {
+  key: string;
+  cert: string;
+  certPath: string;
+}
 
-function selfSigned() {
-  if (certificate) return certificate;
-  const dir = mkdtempSync(path.join(tmpdir(), 'receiver-cert-'));
-  const keyPath = path.join(dir, 'key.pem');
-  const certPath = path.join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { stdio: 'ignore' },
-  );
-  certificate = { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath };
+let certificate: Promise<Certificate> | undefined;
+
+/** One self-signed certificate per test process, for 127.0.0.1 and localhost, valid two days. */
+function selfSignedCertificate(): Promise<Certificate> {
+  certificate ??= Promise.resolve().then(() => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'https-receiver-'));
+    const keyPath = path.join(dir, 'key.pem');
+    const certPath = path.join(dir, 'cert.pem');
+    execFileSync(
+      '/usr/bin/openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        keyPath,
+        '-out',
+        certPath,
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8'), certPath };
+  });
   return certificate;
 }
 
+/**
+ * A local HTTPS webhook receiver: records every request (body as received, decoded as UTF-8) and
+ * answers as told, after the whole body has arrived.
+ */
 export async function startHttpsReceiver(): Promise<HttpsReceiver> {
-  const { key, cert, certPath } = selfSigned();
+  const { key, cert, certPath } = await selfSignedCertificate();
   const requests: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
-  const sockets = new Set<Socket>();
-  let handler: Handler = () => 200;
+  const open = new Set<ServerResponse>(); // destroyed by close(), whatever they are waiting for
+  let handler: ((req: ReceivedRequest) => ReceiverAnswer) | 'hang' = () => 200;
 
-  const server = createServer({ key, cert }, (req, res) => {
+  const server = https.createServer({ key, cert }, (req: IncomingMessage, res: ServerResponse) => {
+    open.add(res);
+    res.on('close', () => open.delete(res));
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const received: ReceivedRequest = {
         method: req.method ?? '',
@@ -94,25 +105,31 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
       };
       requests.push(received);
       for (const wake of waiters) wake();
-      const current = handler;
-      if (current === 'hang') return;
-      const reply = current(received);
-      const { status, body = '', delayMs = 0 } = typeof reply === 'number' ? { status: reply } : reply;
-      const send = () => {
-        if (res.destroyed) return;
-        if (status >= 300 && status < 400) res.setHeader('location', '/elsewhere');
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+      if (handler === 'hang') return;
+      const answer = handler(received);
+      const {
+        status,
+        body = '',
+        delayMs = 0,
+        bodyDelayMs = 0,
+      } = typeof answer === 'number' ? { status: answer } : answer;
+      // a response the sender has given up on (or close() destroyed) is not written to any more
+      const later = (ms: number, action: () => void) => {
+        if (ms === 0) action();
+        else setTimeout(() => res.destroyed || action(), ms);
       };
-      if (delayMs > 0) setTimeout(send, delayMs);
-      else send();
+      later(delayMs, () => {
+        const headers: Record<string, string> = { 'content-type': 'text/plain' };
+        if (status >= 300 && status < 400) headers.location = '/elsewhere';
+        res.writeHead(status, headers);
+        if (bodyDelayMs > 0) res.flushHeaders();
+        later(bodyDelayMs, () => res.end(body));
+      });
     });
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
 
   return {
     url: `https://127.0.0.1:${port}/hook`,
@@ -123,25 +140,27 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     respond(next) {
       handler = next;
     },
-    waitFor(count, timeoutMs = 10_000) {
+    waitFor(count, timeoutMs = 5_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (requests.length < count) return;
           clearTimeout(timer);
           waiters.delete(check);
-          resolve([...requests]);
+          resolve(requests);
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`));
+          reject(new Error(`the receiver got ${requests.length} of ${count} requests within ${timeoutMs} ms`));
         }, timeoutMs);
         waiters.add(check);
         check();
       });
     },
     async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const res of open) res.destroy();
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -27,7 +27,7 @@ export interface DispatcherDeps {
 }
 
 export interface RunOptions {
-  /** attempts in flight at once (per process) */
+  /** attempts in flight at once (per process), 64 by default */
   concurrency?: number;
   /** called after each attempt is recorded (metrics) */
   onOutcome?: (outcome: AttemptOutcome) => void;
@@ -115,7 +115,7 @@ export class WebhookDispatcher {
    * flight are always finished and recorded (graceful shutdown).
    */
   async run(signal: AbortSignal, opts: RunOptions = {}): Promise<number> {
-    const concurrency = opts.concurrency ?? 32;
+    const concurrency = opts.concurrency ?? 64;
     let handled = 0;
     const inflight = new Set<Promise<void>>();
     while (!signal.aborted) {
@@ -131,8 +131,10 @@ export class WebhookDispatcher {
         if (claimed.length === 0) break;
         continue;
       }
-      // Wait for a free slot; while the queue is empty, look again now and then for new work.
-      if (claimed.length === 0 || inflight.size >= concurrency) {
+      // Claim again once half the slots are free (one claim per several attempts, not per
+      // attempt); while the queue is empty, look again now and then for new work.
+      while (inflight.size > concurrency / 2) await Promise.race(inflight);
+      if (claimed.length === 0 && inflight.size > 0) {
         await Promise.race([...inflight, new Promise((r) => setTimeout(r, 500).unref())]);
       }
     }
@@ -177,59 +179,131 @@ export class WebhookDispatcher {
     onOutcome?.(outcome);
   }
 
-  /** Records one attempt's outcome, if the lease is still ours, in one transaction. */
-  async #record(delivery: Leased, result: WebhookResult): Promise<AttemptOutcome> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      await repo.lockEndpoint(trx, delivery.endpoint_id, this.deps.isPostgres);
-      const current = await repo.findLeased(trx, delivery.id, delivery.lease_id, this.deps.isPostgres);
-      if (!current) return 'lease_lost';
-      const now = this.deps.clock.now();
-      const at = now.toISOString();
-      const attempt = current.attempts + 1;
-      const endpoint = await repo.recordEndpointOutcome(trx, delivery.endpoint_id, result.ok, at);
-      let live = endpoint !== undefined && endpoint.active === 1 && endpoint.deleted_at === null;
-      if (
-        live &&
-        !result.ok &&
-        endpoint?.failing_since &&
-        now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
-      ) {
-        const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
-        await repo.disableEndpoint(trx, delivery.endpoint_id, reason, at);
-        await repo.cancelQueued(trx, delivery.endpoint_id, 'endpoint disabled after 3 days of failures', at);
-        live = false;
-      }
-      const retryAt =
-        !result.ok && live && attempt < MAX_ATTEMPTS
-          ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
-          : null;
-      const requeued = live && current.requeue === 1;
-      await repo.updateDelivery(trx, delivery.id, {
-        status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
-        attempts: attempt,
-        response_status: result.status,
-        error: result.ok ? null : result.error,
-        ...(result.ok && { delivered_at: at }),
-        next_attempt_at: requeued ? at : retryAt,
-        requeue: 0,
-        lease_id: null,
-        locked_until: null,
-        updated_at: at,
-      });
-      await repo.insertAttempt(trx, {
-        id: uuidv7(),
-        delivery_id: delivery.id,
-        attempt,
-        status: result.ok ? 'delivered' : 'failed',
-        response_status: result.status,
-        error: result.ok ? null : result.error,
-        duration_ms: Math.round(result.durationMs),
-        next_retry_at: retryAt,
-        created_at: at,
-      });
-      return result.ok ? 'delivered' : 'failed';
+  /**
+   * Records an attempt's outcome. Outcomes that finish while a batch is being written are written
+   * together in the next transaction (a group commit: one durable write for many attempts).
+   */
+  #record(delivery: Leased, result: WebhookResult): Promise<AttemptOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#outcomes.push({ delivery, result, resolve, reject });
+      // Wait a moment first: better-sqlite3 commits synchronously, so without a pause every
+      // outcome would be its own transaction; a millisecond gathers the ones arriving together.
+      this.#flushing ??= new Promise<void>((r) => setTimeout(r, 1)).then(() => this.#flush());
     });
   }
+
+  #outcomes: PendingOutcome[] = [];
+  #flushing: Promise<void> | null = null;
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#outcomes.length > 0) {
+        const batch = this.#outcomes.splice(0, 200);
+        try {
+          const outcomes = await this.#recordBatch(batch);
+          batch.forEach((item, i) => item.resolve(outcomes[i] as AttemptOutcome));
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      this.#flushing = null;
+    }
+  }
+
+  /** Writes a batch of outcomes, each only if its lease is still ours, in one transaction. */
+  async #recordBatch(batch: PendingOutcome[]): Promise<AttemptOutcome[]> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const { isPostgres } = this.deps;
+      const now = this.deps.clock.now();
+      const at = now.toISOString();
+      // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
+      const endpointIds = [...new Set(batch.map((b) => b.delivery.endpoint_id))].sort();
+      for (const id of endpointIds) await repo.lockEndpoint(trx, id, isPostgres);
+      const held = new Map(
+        (
+          await repo.findLeasedMany(
+            trx,
+            batch.map((b) => b.delivery.id),
+            isPostgres,
+          )
+        ).map((row) => [row.id, row]),
+      );
+      const valid = batch.filter((b) => held.get(b.delivery.id)?.lease_id === b.delivery.lease_id);
+
+      // Each endpoint's counters move once for the whole batch, in the order the attempts ended.
+      const live = new Map<string, boolean>();
+      for (const endpointId of endpointIds) {
+        const results = valid.filter((b) => b.delivery.endpoint_id === endpointId).map((b) => b.result.ok);
+        if (results.length === 0) continue;
+        const lastOk = results.lastIndexOf(true);
+        const endpoint = await repo.recordEndpointOutcomes(trx, endpointId, {
+          reset: lastOk >= 0,
+          failuresAfter: results.length - 1 - lastOk,
+          at,
+        });
+        let isLive = endpoint !== undefined && endpoint.active === 1 && endpoint.deleted_at === null;
+        if (
+          isLive &&
+          results[results.length - 1] === false &&
+          endpoint?.failing_since &&
+          now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
+        ) {
+          const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
+          await repo.disableEndpoint(trx, endpointId, reason, at);
+          await repo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
+          isLive = false;
+        }
+        live.set(endpointId, isLive);
+      }
+
+      const attempts: repo.AttemptRow[] = [];
+      for (const { delivery, result } of valid) {
+        const current = held.get(delivery.id) as NonNullable<ReturnType<typeof held.get>>;
+        const attempt = current.attempts + 1;
+        const isLive = live.get(delivery.endpoint_id) === true;
+        const retryAt =
+          !result.ok && isLive && attempt < MAX_ATTEMPTS
+            ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
+            : null;
+        const requeued = isLive && current.requeue === 1;
+        await repo.updateDelivery(trx, delivery.id, {
+          status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
+          attempts: attempt,
+          response_status: result.status,
+          error: result.ok ? null : result.error,
+          ...(result.ok && { delivered_at: at }),
+          next_attempt_at: requeued ? at : retryAt,
+          requeue: 0,
+          lease_id: null,
+          locked_until: null,
+          updated_at: at,
+        });
+        attempts.push({
+          id: uuidv7(),
+          delivery_id: delivery.id,
+          attempt,
+          status: result.ok ? 'delivered' : 'failed',
+          response_status: result.status,
+          error: result.ok ? null : result.error,
+          duration_ms: Math.round(result.durationMs),
+          next_retry_at: retryAt,
+          created_at: at,
+        });
+      }
+      await repo.insertAttempts(trx, attempts);
+      return batch.map((b) =>
+        held.get(b.delivery.id)?.lease_id !== b.delivery.lease_id ? 'lease_lost' : b.result.ok ? 'delivered' : 'failed',
+      );
+    });
+  }
+}
+
+interface PendingOutcome {
+  delivery: Leased;
+  result: WebhookResult;
+  resolve: (outcome: AttemptOutcome) => void;
+  reject: (error: unknown) => void;
 }
 
 export function shortError(error: unknown): string {

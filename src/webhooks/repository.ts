@@ -85,17 +85,27 @@ export function touchEndpoint(db: Executor, id: string, at: string) {
 }
 
 /**
- * Counts an attempt against the endpoint: a success resets the run of failures, a failure extends
- * it. Returns the endpoint as it now is (to decide on auto-disable and further retries).
+ * Counts a batch of attempts against the endpoint, in the order they ended: a success resets the
+ * run of failures (`reset`), the failures after the last success extend it. Returns the endpoint
+ * as it now is (to decide on auto-disable and further retries).
  */
-export function recordEndpointOutcome(db: Executor, id: string, ok: boolean, at: string) {
+export function recordEndpointOutcomes(
+  db: Executor,
+  id: string,
+  batch: { reset: boolean; failuresAfter: number; at: string },
+) {
+  const { reset, failuresAfter, at } = batch;
   return db
     .updateTable('webhook_endpoints')
     .set((eb) =>
-      ok
-        ? { failure_count: 0, failing_since: null, last_triggered_at: at }
+      reset
+        ? {
+            failure_count: failuresAfter,
+            failing_since: failuresAfter > 0 ? at : null,
+            last_triggered_at: at,
+          }
         : {
-            failure_count: eb('failure_count', '+', 1),
+            failure_count: eb('failure_count', '+', failuresAfter),
             failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
             last_triggered_at: at,
           },
@@ -122,6 +132,15 @@ export function insertDelivery(db: Executor, row: DeliveryRow) {
 
 export function insertAttempt(db: Executor, row: AttemptRow) {
   return db.insertInto('webhook_attempts').values(row).execute();
+}
+
+export async function insertAttempts(db: Executor, rows: AttemptRow[]) {
+  for (let i = 0; i < rows.length; i += 500) {
+    await db
+      .insertInto('webhook_attempts')
+      .values(rows.slice(i, i + 500))
+      .execute();
+  }
 }
 
 export function listDeliveries(db: Executor, endpointId: string, limit: number, offset: number) {
@@ -292,15 +311,15 @@ export function leasedDeliveries(db: Executor, ids: string[], leaseId: string) {
 }
 export type LeasedDelivery = Awaited<ReturnType<typeof leasedDeliveries>>[number];
 
-/** The delivery, if this worker still holds its lease; locked for the outcome's transaction. */
-export function findLeased(db: Executor, id: string, leaseId: string, isPostgres: boolean) {
+/** These deliveries with their current lease, locked for the outcomes' transaction. */
+export function findLeasedMany(db: Executor, ids: string[], isPostgres: boolean) {
   return db
     .selectFrom('webhook_deliveries')
-    .select(['id', 'attempts', 'requeue'])
-    .where('id', '=', id)
-    .where('lease_id', '=', leaseId)
+    .select(['id', 'attempts', 'requeue', 'lease_id'])
+    .where('id', 'in', ids)
+    .orderBy('id')
     .$if(isPostgres, (q) => q.forUpdate())
-    .executeTakeFirst();
+    .execute();
 }
 
 export function updateDelivery(

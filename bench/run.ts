@@ -1,0 +1,167 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, measure, start, stop } from './lib.js';
+import { BENCH_DIR, seed } from './seed.js';
+
+/**
+ * `npm run bench` (issue 2): the API on SQLite (synchronous=FULL) with 1,000,000 dues and 100,000
+ * contacts, against a bare node:http server answering the same bytes, in one run. Prints req/s
+ * and the ratio for: GET one due, a filtered list page of 50, the summary, create; then the
+ * summary latency at 1M dues against a business with 1k dues. `--quick` runs a small smoke
+ * version; `--fresh` regenerates the data.
+ */
+const quick = process.argv.includes('--quick');
+const fresh = process.argv.includes('--fresh');
+const sizes = quick
+  ? { dues: 20_000, contacts: 2_000, smallDues: 1_000 }
+  : { dues: 1_000_000, contacts: 100_000, smallDues: 1_000 };
+const SECONDS = quick ? 2 : 8;
+const WARMUP = quick ? 1 : 2;
+const CONNECTIONS = 10;
+
+async function waitHealthy(base: string) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the API did not become healthy');
+}
+
+async function main() {
+  process.stderr.write(`seeding ${sizes.dues} dues / ${sizes.contacts} contacts (reused when present)\n`);
+  const { dataDir, data } = await seed({ ...sizes, fresh });
+
+  const apiPort = await freePort();
+  const api = await start(
+    'src/server.ts',
+    [],
+    {
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      PORT: String(apiPort),
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      AUTH_FAILURES_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'warn',
+      LOG_REQUESTS: 'false',
+      WORKERS: 'off',
+    },
+    '',
+  );
+  const apiBase = `http://127.0.0.1:${apiPort}`;
+  let bare: Awaited<ReturnType<typeof start>> | undefined;
+  try {
+    await waitHealthy(apiBase);
+    const auth = { 'x-api-key': data.apiKey, 'content-type': 'application/json' };
+    const createBody = JSON.stringify({
+      amount_paise: 250_000,
+      due_date: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10),
+      contact_id: data.contactIds[0],
+      invoice_number: 'BENCH-1',
+    });
+    const onePath = (id: string) => `/v1/transactions/${id}`;
+    const listPath = '/v1/transactions?status=overdue&limit=50';
+
+    // The bare server answers each path with the bytes the API answers it with.
+    const sample = async (method: string, p: string, body?: string) => {
+      const res = await fetch(`${apiBase}${p}`, { method, headers: auth, ...(body && { body }) });
+      if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+      return res.text();
+    };
+    const bodies = {
+      'GET /v1/transactions/': await sample('GET', onePath(data.dueIds[0] as string)),
+      'GET /v1/transactions?': await sample('GET', listPath),
+      'GET /v1/summary': await sample('GET', '/v1/summary'),
+      'POST /v1/transactions': await sample('POST', '/v1/transactions', createBody),
+    };
+    mkdirSync(BENCH_DIR, { recursive: true });
+    const bodiesFile = path.join(BENCH_DIR, 'bare-bodies.json');
+    writeFileSync(bodiesFile, JSON.stringify(bodies));
+    const barePort = await freePort();
+    bare = await start('bench/bare-server.ts', [bodiesFile], { PORT: String(barePort) }, 'bare ready');
+    const bareBase = `http://127.0.0.1:${barePort}`;
+
+    const scenarios = [
+      { name: 'GET one due', target: 0.45, paths: data.dueIds.slice(0, 500).map(onePath) },
+      { name: 'list 50 (status=overdue)', target: 0.25, paths: [listPath] },
+      { name: 'summary', target: 0.45, paths: ['/v1/summary'] },
+      { name: 'create due', target: 0.07, paths: ['/v1/transactions'], method: 'POST' as const, body: createBody },
+    ];
+    const rows = [];
+    for (const s of scenarios) {
+      const load = {
+        paths: s.paths,
+        method: s.method ?? ('GET' as const),
+        headers: auth,
+        ...(s.body && { body: s.body }),
+        connections: CONNECTIONS,
+      };
+      await measure({ ...load, url: apiBase, seconds: WARMUP });
+      await measure({ ...load, url: bareBase, seconds: WARMUP });
+      const a = await measure({ ...load, url: apiBase, seconds: SECONDS });
+      const b = await measure({ ...load, url: bareBase, seconds: SECONDS });
+      const ratio = a.rps / b.rps;
+      rows.push({
+        name: s.name,
+        api: a.rps,
+        bare: b.rps,
+        ratio,
+        target: s.target,
+        pass: ratio >= s.target,
+        errors: a.errors,
+      });
+    }
+
+    // Summary latency with 1M dues against 1k dues: the summary reads maintained totals, never the dues.
+    const latency = async (key: string) => {
+      const load = { paths: ['/v1/summary'], headers: { 'x-api-key': key }, connections: 1 };
+      await measure({ ...load, url: apiBase, seconds: WARMUP });
+      return measure({ ...load, url: apiBase, seconds: SECONDS });
+    };
+    const big = await latency(data.apiKey);
+    const small = await latency(data.smallApiKey);
+    const latencyRatio = big.mean / small.mean;
+
+    const fmt = (n: number) => n.toFixed(0).padStart(8);
+    console.log(`\nReceivables API vs bare node:http, SQLite, ${sizes.dues} dues / ${sizes.contacts} contacts`);
+    console.log(
+      `${os.cpus().length} CPUs, Node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s per run\n`,
+    );
+    console.log('scenario                    api req/s  bare req/s  ratio  target');
+    for (const r of rows) {
+      console.log(
+        `${r.name.padEnd(26)}${fmt(r.api)}   ${fmt(r.bare)}   ${r.ratio.toFixed(2)}x  >= ${r.target}x ${r.pass ? 'ok' : 'MISSED'}${r.errors ? ` (${r.errors} errors)` : ''}`,
+      );
+    }
+    console.log(
+      `\nsummary latency: ${big.mean.toFixed(2)} ms at ${sizes.dues} dues vs ${small.mean.toFixed(2)} ms at ${sizes.smallDues} dues: ${latencyRatio.toFixed(2)}x (target <= 1.5x) ${latencyRatio <= 1.5 ? 'ok' : 'MISSED'}`,
+    );
+    const summary = {
+      date: new Date().toISOString(),
+      sizes,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      rows,
+      summaryLatency: { big, small, ratio: latencyRatio },
+    };
+    const resultsDir = path.join(import.meta.dirname, 'results');
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(path.join(resultsDir, `api-${quick ? 'quick' : 'full'}.json`), JSON.stringify(summary, null, 2));
+    console.log(
+      JSON.stringify({
+        ratios: Object.fromEntries(rows.map((r) => [r.name, Number(r.ratio.toFixed(3))])),
+        summaryLatencyRatio: Number(latencyRatio.toFixed(3)),
+      }),
+    );
+  } finally {
+    await stop(api);
+    if (bare) await stop(bare);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,3 +1,4 @@
+import { precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor } from '../db/schema.js';
 
 export type BusinessRow = BusinessTable;
@@ -35,15 +36,19 @@ export function insertApiKey(
 }
 
 /** The hot path of every request: one indexed lookup by key hash, joined to its business. */
-export function findActiveKey(db: Executor, keyHash: string) {
-  return db
+const findActiveKeyQuery = precompiled<{ keyHash: string }, BusinessRow & { key_id: string }>((db, arg) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('businesses', 'businesses.id', 'api_keys.business_id')
     .selectAll('businesses')
     .select('api_keys.id as key_id')
-    .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', arg('keyHash'))
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** The business of an unrevoked key (on every request: precompiled). */
+export async function findActiveKey(db: Executor, keyHash: string) {
+  return (await findActiveKeyQuery(db, { keyHash }))[0];
 }
 
 export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {

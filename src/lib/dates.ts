@@ -42,9 +42,20 @@ export function localParts(timeZone: string, at: Date): LocalParts {
   };
 }
 
-/** Today's date in a time zone. */
+const dateCache = new Map<string, { minute: number; date: string }>();
+
+/**
+ * Today's date in a time zone. Asked on every request (pending vs overdue), so the answer is kept
+ * for the minute: a zone's date only changes on a minute boundary.
+ */
 export function localDate(timeZone: string, at: Date): string {
-  return localParts(timeZone, at).date;
+  const minute = Math.floor(at.getTime() / 60_000);
+  const hit = dateCache.get(timeZone);
+  if (hit && hit.minute === minute) return hit.date;
+  const { date } = localParts(timeZone, at);
+  if (dateCache.size > 1000) dateCache.clear();
+  dateCache.set(timeZone, { minute, date });
+  return date;
 }
 
 /** 'YYYY-MM' of the instant in the time zone. */

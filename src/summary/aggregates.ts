@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/schema.js';
+import { precompiled } from '../db/precompiled.js';
+import type { BusinessTotalsTable, Executor } from '../db/schema.js';
 
 /**
  * Running per-business totals, kept exact by changing them in the same database transaction as
@@ -139,24 +140,33 @@ export interface Totals {
 }
 
 /** Totals with the time-dependent rule of SPEC part 2 applied: past-due pending counts as overdue. */
+// The summary's three reads, precompiled: the summary is read far more often than written.
+const totalsQuery = precompiled<{ businessId: string }, BusinessTotalsTable>((db, arg) =>
+  db.selectFrom('business_totals').selectAll().where('business_id', '=', arg('businessId')),
+);
+const pastDueQuery = precompiled<{ businessId: string; today: string }, { count: number; paise: number }>((db, arg) =>
+  db
+    .selectFrom('pending_by_day')
+    .select([
+      sql<number>`coalesce(sum(due_count), 0)`.as('count'),
+      sql<number>`coalesce(sum(due_paise), 0)`.as('paise'),
+    ])
+    .where('business_id', '=', arg('businessId'))
+    .where('due_date', '<', arg('today')),
+);
+const paidMonthQuery = precompiled<{ businessId: string; month: string }, { due_paise: number }>((db, arg) =>
+  db
+    .selectFrom('paid_by_month')
+    .select('due_paise')
+    .where('business_id', '=', arg('businessId'))
+    .where('month', '=', arg('month')),
+);
+
 export async function readTotals(db: Executor, businessId: string, today: string, month: string): Promise<Totals> {
-  const [totals, pastDue, paidMonth] = await Promise.all([
-    db.selectFrom('business_totals').selectAll().where('business_id', '=', businessId).executeTakeFirst(),
-    db
-      .selectFrom('pending_by_day')
-      .select([
-        sql<number>`coalesce(sum(due_count), 0)`.as('count'),
-        sql<number>`coalesce(sum(due_paise), 0)`.as('paise'),
-      ])
-      .where('business_id', '=', businessId)
-      .where('due_date', '<', today)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('paid_by_month')
-      .select('due_paise')
-      .where('business_id', '=', businessId)
-      .where('month', '=', month)
-      .executeTakeFirst(),
+  const [[totals], [pastDue], [paidMonth]] = await Promise.all([
+    totalsQuery(db, { businessId }),
+    pastDueQuery(db, { businessId, today }),
+    paidMonthQuery(db, { businessId, month }),
   ]);
   const t = totals ?? {
     pending_count: 0,
@@ -167,8 +177,8 @@ export async function readTotals(db: Executor, businessId: string, today: string
     paid_paise: 0,
     contact_count: 0,
   };
-  const pastCount = Number(pastDue.count);
-  const pastPaise = Number(pastDue.paise);
+  const pastCount = Number(pastDue?.count ?? 0);
+  const pastPaise = Number(pastDue?.paise ?? 0);
   return {
     pending: {
       count: t.pending_count - pastCount,

@@ -1,5 +1,6 @@
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
+import { precompiled } from '../db/precompiled.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -20,11 +21,17 @@ export function insertTransaction(db: Executor, row: TransactionRow) {
   return db.insertInto('transactions').values(row).execute();
 }
 
-export function findTransaction(db: Executor, businessId: string, id: string): Promise<TransactionView | undefined> {
-  return withContact(db)
-    .where('transactions.business_id', '=', businessId)
-    .where('transactions.id', '=', id)
-    .executeTakeFirst();
+const findTransactionQuery = precompiled<{ businessId: string; id: string }, TransactionView>((db, arg) =>
+  withContact(db).where('transactions.business_id', '=', arg('businessId')).where('transactions.id', '=', arg('id')),
+);
+
+/** One due of the business with its contact's name and phone (on every GET: precompiled). */
+export async function findTransaction(
+  db: Executor,
+  businessId: string,
+  id: string,
+): Promise<TransactionView | undefined> {
+  return (await findTransactionQuery(db, { businessId, id }))[0];
 }
 
 export function findTransactionByToken(db: Executor, token: string): Promise<TransactionView | undefined> {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Agent, request } from 'undici';
 import { freePort, measure, start, stop } from './lib.js';
 import { BENCH_DIR, seed } from './seed.js';
 
@@ -115,10 +116,28 @@ async function main() {
     }
 
     // Summary latency with 1M dues against 1k dues: the summary reads maintained totals, never the dues.
+    // autocannon reports latency in whole milliseconds; these reads take a fraction of one, so
+    // time sequential requests on one kept-alive connection with the high-resolution clock.
     const latency = async (key: string) => {
-      const load = { paths: ['/v1/summary'], headers: { 'x-api-key': key }, connections: 1 };
-      await measure({ ...load, url: apiBase, seconds: WARMUP });
-      return measure({ ...load, url: apiBase, seconds: SECONDS });
+      const agent = new Agent({ connections: 1 });
+      const once = async () => {
+        const t = performance.now();
+        const res = await request(`${apiBase}/v1/summary`, { dispatcher: agent, headers: { 'x-api-key': key } });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`summary answered ${res.statusCode}`);
+        return performance.now() - t;
+      };
+      const n = quick ? 2000 : 10_000;
+      for (let i = 0; i < n / 4; i++) await once();
+      const samples: number[] = [];
+      for (let i = 0; i < n; i++) samples.push(await once());
+      await agent.close();
+      samples.sort((x, y) => x - y);
+      return {
+        mean: samples.reduce((sum, v) => sum + v, 0) / n,
+        p50: samples[Math.floor(n / 2)] as number,
+        p99: samples[Math.floor(n * 0.99)] as number,
+      };
     };
     const big = await latency(data.apiKey);
     const small = await latency(data.smallApiKey);
@@ -136,7 +155,7 @@ async function main() {
       );
     }
     console.log(
-      `\nsummary latency: ${big.mean.toFixed(2)} ms at ${sizes.dues} dues vs ${small.mean.toFixed(2)} ms at ${sizes.smallDues} dues: ${latencyRatio.toFixed(2)}x (target <= 1.5x) ${latencyRatio <= 1.5 ? 'ok' : 'MISSED'}`,
+      `\nsummary latency (mean of sequential requests): ${big.mean.toFixed(3)} ms at ${sizes.dues} dues vs ${small.mean.toFixed(3)} ms at ${sizes.smallDues} dues: ${latencyRatio.toFixed(2)}x (target <= 1.5x) ${latencyRatio <= 1.5 ? 'ok' : 'MISSED'}`,
     );
     const summary = {
       date: new Date().toISOString(),

@@ -4,6 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createServices } from '../src/services.js';
+import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
 
 /**
  * Bench data, made through the service's own code (same rows, same totals, same events as the
@@ -92,6 +93,11 @@ export async function seed(opts: { dues: number; contacts: number; smallDues: nu
       await services.transactions.markPaid(big.business, id, { utr: `UTR${id.slice(-8)}`, payment_method: 'upi' });
     }
 
+    // What a running deployment's sweeper does: past-due pending dues become stored overdue.
+    const sweeper = overdueSweeper({ db: store.db, clock: systemClock });
+    const signal = new AbortController().signal;
+    while ((await sweeper.runOnce(signal)) > 0) progress('overdue sweep', 0, 1, started);
+
     const data: BenchData = {
       dues: opts.dues,
       contacts: opts.contacts,
@@ -111,6 +117,10 @@ export async function seed(opts: { dues: number; contacts: number; smallDues: nu
 }
 
 function progress(what: string, done: number, total: number, started: number) {
+  if (total === 1) {
+    process.stderr.write(`\r  ${what}...   `);
+    return;
+  }
   const rate = done / ((Date.now() - started) / 1000);
   process.stderr.write(`\r  ${what}: ${done}/${total} (${rate.toFixed(0)}/s)   ${done >= total ? '\n' : ''}`);
 }

@@ -192,6 +192,29 @@ describe('delivery of outbox events', () => {
     });
   });
 
+  it('sends reminder.sent with transactionId, contactName, template and sentAt', async () => {
+    const biz = await h.newBusiness();
+    const endpoint = await endpointFor(biz, ['reminder.sent']);
+    const due = await createDue(biz, 'Reminded Buyer');
+    const remind = await biz.post(`/v1/transactions/${due.id}/remind`);
+    expect(remind.status).toBe(200);
+    expect(remind.body.data.sent).toBe(true);
+    await dispatch();
+    expect(receiver.requests).toHaveLength(1);
+    const req = receiver.requests[0] as ReceivedRequest;
+    expect(verify(req, endpoint.secret)).toBe(true);
+    expect(JSON.parse(req.body)).toStrictEqual({
+      event: 'reminder.sent',
+      timestamp: '2026-11-21T06:30:00Z',
+      data: {
+        transactionId: due.id,
+        contactName: 'Reminded Buyer',
+        template: remind.body.data.template,
+        sentAt: START,
+      },
+    });
+  });
+
   it('sends nothing for events the endpoint is not subscribed to, nor to other businesses', async () => {
     const biz = await h.newBusiness();
     const other = await h.newBusiness();

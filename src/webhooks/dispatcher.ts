@@ -201,7 +201,7 @@ export class WebhookDispatcher {
         const batch = this.#outcomes.splice(0, 200);
         try {
           const outcomes = await this.#recordBatch(batch);
-          batch.forEach((item, i) => item.resolve(outcomes[i] as AttemptOutcome));
+          for (const [i, item] of batch.entries()) item.resolve(outcomes[i] as AttemptOutcome);
         } catch (error) {
           for (const item of batch) item.reject(error);
         }

@@ -160,21 +160,14 @@ export class WebhookDispatcher {
   }
 
   async #attempt(delivery: Leased, onOutcome?: RunOptions['onOutcome']): Promise<void> {
-    let result: WebhookResult;
-    try {
-      const secret = (await this.deps.secretBox()).open(delivery.secret_sealed);
-      const headers = deliveryHeaders({
-        body: delivery.body,
-        secret,
-        event: delivery.event,
-        eventId: delivery.event_id,
-        deliveryId: delivery.id,
-      });
-      result = await this.deps.sender.send({ url: delivery.url, body: delivery.body, headers });
-    } catch (error) {
-      // The sender reports failures as results; this is e.g. a secret that no longer opens.
-      result = { ok: false, status: null, error: shortError(error), durationMs: 0 };
-    }
+    const result = await signAndSend(this.deps, {
+      url: delivery.url,
+      secretSealed: delivery.secret_sealed,
+      body: delivery.body,
+      event: delivery.event,
+      eventId: delivery.event_id,
+      deliveryId: delivery.id,
+    });
     const outcome = await this.#record(delivery, result);
     onOutcome?.(outcome);
   }
@@ -279,17 +272,7 @@ export class WebhookDispatcher {
           locked_until: null,
           updated_at: at,
         });
-        attempts.push({
-          id: uuidv7(),
-          delivery_id: delivery.id,
-          attempt,
-          status: result.ok ? 'delivered' : 'failed',
-          response_status: result.status,
-          error: result.ok ? null : result.error,
-          duration_ms: Math.round(result.durationMs),
-          next_retry_at: retryAt,
-          created_at: at,
-        });
+        attempts.push(repo.attemptRow(delivery.id, attempt, result, retryAt, at));
       }
       await repo.insertAttempts(trx, attempts);
       return batch.map((b) =>
@@ -306,7 +289,31 @@ interface PendingOutcome {
   reject: (error: unknown) => void;
 }
 
-export function shortError(error: unknown): string {
+/**
+ * One signed attempt: opens the endpoint's secret, signs the exact body and sends it. Never
+ * throws; a failure (even a secret that no longer opens) is a result. Used by the dispatcher and
+ * by the test operation.
+ */
+export async function signAndSend(
+  deps: { sender: WebhookSender; secretBox: () => Promise<SecretBox> },
+  d: { url: string; secretSealed: string; body: string; event: string; eventId: string; deliveryId: string },
+): Promise<WebhookResult> {
+  try {
+    const secret = (await deps.secretBox()).open(d.secretSealed);
+    const headers = deliveryHeaders({
+      body: d.body,
+      secret,
+      event: d.event,
+      eventId: d.eventId,
+      deliveryId: d.deliveryId,
+    });
+    return await deps.sender.send({ url: d.url, body: d.body, headers });
+  } catch (error) {
+    return { ok: false, status: null, error: shortError(error), durationMs: 0 };
+  }
+}
+
+function shortError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.length > 200 ? `${message.slice(0, 197)}...` : message;
 }

@@ -14,15 +14,10 @@ export function presentEndpoint(e: EndpointView): Static<typeof WebhookEndpoint>
   };
 }
 
+/** The create response: the endpoint without its delivery counters, with the secret (shown only here). */
 export function presentCreatedEndpoint(e: EndpointView & { secret: string }): Static<typeof CreatedWebhookEndpoint> {
-  return {
-    id: e.row.id,
-    url: e.row.url,
-    events: e.events,
-    active: e.row.active === 1,
-    created_at: e.row.created_at,
-    secret: e.secret,
-  };
+  const { last_triggered_at: _, failure_count: __, ...endpoint } = presentEndpoint(e);
+  return { ...endpoint, secret: e.secret };
 }
 
 export function presentDelivery(v: DeliveryView): Static<typeof WebhookDelivery> {

@@ -1,4 +1,6 @@
 import type { Executor, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../db/schema.js';
+import { uuidv7 } from '../lib/ids.js';
+import type { WebhookResult } from './sender.js';
 
 export type EndpointRow = WebhookEndpointTable;
 export type DeliveryRow = WebhookDeliveryTable;
@@ -128,6 +130,27 @@ export function disableEndpoint(db: Executor, id: string, reason: string, at: st
 
 export function insertDelivery(db: Executor, row: DeliveryRow) {
   return db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+/** The log row of one attempt with its outcome and the retry it planned (null: none). */
+export function attemptRow(
+  deliveryId: string,
+  attempt: number,
+  result: WebhookResult,
+  nextRetryAt: string | null,
+  at: string,
+): AttemptRow {
+  return {
+    id: uuidv7(),
+    delivery_id: deliveryId,
+    attempt,
+    status: result.ok ? 'delivered' : 'failed',
+    response_status: result.status,
+    error: result.ok ? null : result.error,
+    duration_ms: Math.round(result.durationMs),
+    next_retry_at: nextRetryAt,
+    created_at: at,
+  };
 }
 
 export function insertAttempt(db: Executor, row: AttemptRow) {

@@ -6,8 +6,8 @@ import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
 import { EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
-import { shortError } from './dispatcher.js';
-import { deliveryBody, deliveryHeaders, sampleData } from './payload.js';
+import { signAndSend } from './dispatcher.js';
+import { deliveryBody, sampleData } from './payload.js';
 import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
@@ -102,14 +102,14 @@ export class WebhookService {
     const eventId = uuidv7();
     const deliveryId = uuidv7();
     const body = deliveryBody(event, at, JSON.stringify(sampleData(event, at, business.currency)));
-    let result: Awaited<ReturnType<WebhookSender['send']>>;
-    try {
-      const secret = (await this.deps.secretBox()).open(endpoint.row.secret_sealed);
-      const headers = deliveryHeaders({ body, secret, event, eventId, deliveryId });
-      result = await this.deps.sender.send({ url: endpoint.row.url, body, headers });
-    } catch (error) {
-      result = { ok: false, status: null, error: shortError(error), durationMs: 0 };
-    }
+    const result = await signAndSend(this.deps, {
+      url: endpoint.row.url,
+      secretSealed: endpoint.row.secret_sealed,
+      body,
+      event,
+      eventId,
+      deliveryId,
+    });
     const done = this.deps.clock.now().toISOString();
     await this.deps.db.transaction().execute(async (trx) => {
       await repo.insertDelivery(trx, {
@@ -131,17 +131,7 @@ export class WebhookService {
         created_at: at,
         updated_at: done,
       });
-      await repo.insertAttempt(trx, {
-        id: uuidv7(),
-        delivery_id: deliveryId,
-        attempt: 1,
-        status: result.ok ? 'delivered' : 'failed',
-        response_status: result.status,
-        error: result.ok ? null : result.error,
-        duration_ms: Math.round(result.durationMs),
-        next_retry_at: null,
-        created_at: done,
-      });
+      await repo.insertAttempt(trx, repo.attemptRow(deliveryId, 1, result, null, done));
       await repo.touchEndpoint(trx, endpoint.row.id, done);
     });
     return { delivered: result.ok, event, deliveryId };

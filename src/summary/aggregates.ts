@@ -139,35 +139,45 @@ export interface Totals {
   contactCount: number;
 }
 
-/** Totals with the time-dependent rule of SPEC part 2 applied: past-due pending counts as overdue. */
-// The summary's three reads, precompiled: the summary is read far more often than written.
-const totalsQuery = precompiled<{ businessId: string }, BusinessTotalsTable>((db, arg) =>
-  db.selectFrom('business_totals').selectAll().where('business_id', '=', arg('businessId')),
-);
-const pastDueQuery = precompiled<{ businessId: string; today: string }, { count: number; paise: number }>((db, arg) =>
+/**
+ * The summary in one statement (precompiled: it is read far more often than written): the running
+ * totals, the past-due part of stored pending, and this month's payments. One statement is one
+ * snapshot, so a write landing between separate reads cannot skew the figures, and on SQLite it
+ * is one read transaction instead of three.
+ */
+const totalsQuery = precompiled<
+  { businessId: string; today: string; month: string },
+  BusinessTotalsTable & { past_count: number | string; past_paise: number | string; paid_month_paise: number | null }
+>((db, arg) =>
   db
-    .selectFrom('pending_by_day')
-    .select([
-      sql<number>`coalesce(sum(due_count), 0)`.as('count'),
-      sql<number>`coalesce(sum(due_paise), 0)`.as('paise'),
+    .selectFrom('business_totals')
+    .selectAll('business_totals')
+    .select((eb) => [
+      eb
+        .selectFrom('pending_by_day')
+        .select(sql<number>`coalesce(sum(due_count), 0)`.as('n'))
+        .where('business_id', '=', arg('businessId'))
+        .where('due_date', '<', arg('today'))
+        .as('past_count'),
+      eb
+        .selectFrom('pending_by_day')
+        .select(sql<number>`coalesce(sum(due_paise), 0)`.as('n'))
+        .where('business_id', '=', arg('businessId'))
+        .where('due_date', '<', arg('today'))
+        .as('past_paise'),
+      eb
+        .selectFrom('paid_by_month')
+        .select('due_paise')
+        .where('business_id', '=', arg('businessId'))
+        .where('month', '=', arg('month'))
+        .as('paid_month_paise'),
     ])
-    .where('business_id', '=', arg('businessId'))
-    .where('due_date', '<', arg('today')),
-);
-const paidMonthQuery = precompiled<{ businessId: string; month: string }, { due_paise: number }>((db, arg) =>
-  db
-    .selectFrom('paid_by_month')
-    .select('due_paise')
-    .where('business_id', '=', arg('businessId'))
-    .where('month', '=', arg('month')),
+    .where('business_totals.business_id', '=', arg('businessId')),
 );
 
+/** Totals with the time-dependent rule of SPEC part 2 applied: past-due pending counts as overdue. */
 export async function readTotals(db: Executor, businessId: string, today: string, month: string): Promise<Totals> {
-  const [[totals], [pastDue], [paidMonth]] = await Promise.all([
-    totalsQuery(db, { businessId }),
-    pastDueQuery(db, { businessId, today }),
-    paidMonthQuery(db, { businessId, month }),
-  ]);
+  const [totals] = await totalsQuery(db, { businessId, today, month });
   const t = totals ?? {
     pending_count: 0,
     pending_paise: 0,
@@ -177,8 +187,8 @@ export async function readTotals(db: Executor, businessId: string, today: string
     paid_paise: 0,
     contact_count: 0,
   };
-  const pastCount = Number(pastDue?.count ?? 0);
-  const pastPaise = Number(pastDue?.paise ?? 0);
+  const pastCount = Number(totals?.past_count ?? 0);
+  const pastPaise = Number(totals?.past_paise ?? 0);
   return {
     pending: {
       count: t.pending_count - pastCount,
@@ -189,7 +199,7 @@ export async function readTotals(db: Executor, businessId: string, today: string
       paise: t.overdue_paise + pastPaise,
     },
     paid: { count: t.paid_count, paise: t.paid_paise },
-    paidThisMonthPaise: paidMonth?.due_paise ?? 0,
+    paidThisMonthPaise: Number(totals?.paid_month_paise ?? 0),
     contactCount: t.contact_count,
   };
 }

@@ -1,4 +1,5 @@
-import { BusinessService } from './businesses/service.js';
+import { KeyCache } from './businesses/key-cache.js';
+import { type AuthenticatedKey, BusinessService } from './businesses/service.js';
 import type { ChatChannel } from './channels/channel.js';
 import { createChannel } from './channels/index.js';
 import type { Config } from './config.js';
@@ -51,7 +52,11 @@ export function createServices(deps: {
     dataDir: config.dataDir,
   });
   const contacts = new ContactService({ db, clock });
-  const businesses = new BusinessService({ db, clock });
+  const businesses = new BusinessService({
+    db,
+    clock,
+    keyCache: deps.store.otherCommits && new KeyCache<AuthenticatedKey>(deps.store.otherCommits),
+  });
   const channel = deps.channel ?? createChannel(deps.config);
   return {
     businesses,

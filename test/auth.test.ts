@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BusinessService } from '../src/businesses/service.js';
+import { openStore } from '../src/db/store.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 
 describe('authentication (x-api-key)', () => {
@@ -45,10 +47,36 @@ describe('authentication (x-api-key)', () => {
   it('rejects a revoked key and keeps other keys of the business working', async () => {
     const biz = await h.newBusiness();
     const second = await h.services.businesses.issueKey(biz.business.id);
+    // used first, so that a server keeping authenticated keys must notice the revocation
+    expect((await biz.get('/v1/me')).status).toBe(200);
     expect(await h.services.businesses.revokeKey(biz.apiKey)).toBe(true);
     expect((await biz.get('/v1/me')).status).toBe(401);
     const res = await h.request('GET', '/v1/me', { headers: { 'x-api-key': second } });
     expect(res.status).toBe(200);
+  });
+
+  it('sees a revocation or plan change committed by another connection (the admin CLI) on the next request', async () => {
+    const other = openStore({ dataDir: h.dataDir, databaseUrl: h.databaseUrl, pgPoolMax: 1 });
+    try {
+      const cli = new BusinessService({ db: other.db, clock: h.clock });
+      const biz = await h.newBusiness();
+      const spare = await h.newBusiness();
+      expect((await biz.get('/v1/me')).status).toBe(200);
+      expect((await spare.get('/v1/me')).status).toBe(200);
+
+      await cli.update(biz.business.id, { plan: 'free' });
+      expect((await biz.get('/v1/me')).status).toBe(403);
+      await cli.update(biz.business.id, { plan: 'business' });
+      const renewed = await biz.get('/v1/me');
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.data.plan).toBe('business');
+
+      expect(await cli.revokeKey(spare.apiKey)).toBe(true);
+      expect((await spare.get('/v1/me')).status).toBe(401);
+      expect((await biz.get('/v1/me')).status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers 403 for plans without API access', async () => {

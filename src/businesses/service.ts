@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
 import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
+import type { KeyCache } from './key-cache.js';
 import * as repo from './repository.js';
 import { API_PLAN, PLANS, type Plan } from './schema.js';
 
@@ -49,7 +50,7 @@ function checkPlan(plan: string): Plan {
 }
 
 export class BusinessService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; keyCache?: KeyCache<AuthenticatedKey> | undefined }) {}
 
   hasApiAccess(business: repo.BusinessRow): boolean {
     return business.plan === API_PLAN && Date.parse(business.plan_expires_at) > this.deps.clock.now().getTime();
@@ -120,6 +121,7 @@ export class BusinessService {
     }
     patch.updated_at = this.deps.clock.now().toISOString();
     const updated = await repo.updateBusiness(this.deps.db, id, patch);
+    this.deps.keyCache?.invalidate();
     if (!updated) throw errors.notFound('business');
     return updated;
   }
@@ -134,15 +136,23 @@ export class BusinessService {
 
   async revokeKey(apiKey: string): Promise<boolean> {
     const result = await repo.revokeKeyByHash(this.deps.db, hashApiKey(apiKey), this.deps.clock.now().toISOString());
+    this.deps.keyCache?.invalidate();
     return Number(result.numUpdatedRows) > 0;
   }
 
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
     if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
+    const cache = this.deps.keyCache;
+    const cached = cache?.get(apiKey);
+    if (cached) return cached;
+    const generation = cache?.generation ?? 0;
     const row = await repo.findActiveKey(this.deps.db, hashApiKey(apiKey));
     if (!row) return null;
     const { key_id, ...business } = row;
-    return { keyId: key_id, business };
+    // Shared by every request with this key while cached: frozen so no handler can alter it.
+    const found: AuthenticatedKey = Object.freeze({ keyId: key_id, business: Object.freeze(business) });
+    cache?.set(apiKey, found, generation);
+    return found;
   }
 
   private async storeKey(db: Parameters<typeof repo.insertApiKey>[0], businessId: string, apiKey: string) {

@@ -13,6 +13,11 @@ export interface Store {
   readonly db: Db;
   /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
   readonly pgPool?: pg.Pool;
+  /**
+   * A value that changes whenever another connection commits (SQLite's data_version), for caches
+   * that must notice the admin CLI's writes; absent where there is no cheap signal (PostgreSQL).
+   */
+  readonly otherCommits?: () => unknown;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -33,11 +38,13 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPo
       close: () => db.destroy(),
     };
   }
-  const { dialect } = openSqlite(config.dataDir);
+  const { dialect, raw } = openSqlite(config.dataDir);
   const db = new Kysely<Database>({ dialect });
+  const dataVersion = raw.prepare('pragma data_version').pluck();
   return {
     kind: 'sqlite',
     db,
+    otherCommits: () => dataVersion.get(),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

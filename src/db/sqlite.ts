@@ -1,14 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDatabase,
-  SqliteDialect,
-  SqliteDriver,
-} from 'kysely';
+import { type Driver, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 type Row = Record<string, unknown>;
 type PreparedStatement = ReturnType<SqliteDatabase['prepare']>;
@@ -67,25 +61,14 @@ function withStatementCache(db: BetterSqlite3.Database, max = 500): SqliteDataba
   };
 }
 
-/**
- * Write transactions start with BEGIN IMMEDIATE: a deferred BEGIN that later writes can fail with
- * SQLITE_BUSY when another process (the admin CLI) wrote in between; IMMEDIATE waits on
- * busy_timeout instead.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
 class AppSqliteDialect extends SqliteDialect {
-  readonly #database: SqliteDatabase;
-  constructor(database: SqliteDatabase) {
-    super({ database });
-    this.#database = database;
+  readonly #raw: BetterSqlite3.Database;
+  constructor(raw: BetterSqlite3.Database) {
+    super({ database: raw as unknown as SqliteDatabase });
+    this.#raw = raw;
   }
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver({ database: this.#database });
+    return new GroupCommitSqliteDriver(this.#raw, withStatementCache(this.#raw));
   }
 }
 
@@ -101,5 +84,5 @@ export function openSqlite(dataDir: string): {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
-  return { dialect: new AppSqliteDialect(withStatementCache(raw)), raw };
+  return { dialect: new AppSqliteDialect(raw), raw };
 }

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { type Driver, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommitSqliteDriver } from './sqlite-driver.js';
+
+interface Db {
+  t: { id: number; note: string | null };
+  parent: { id: number };
+  child: { id: number; parent_id: number };
+}
+
+describe('GroupCommitSqliteDriver', () => {
+  let dir: string;
+  let driver: GroupCommitSqliteDriver;
+  let db: Kysely<Db>;
+  /** A second connection, as another process would have: it only sees committed data. */
+  let other: BetterSqlite3.Database;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));
+    const raw = new BetterSqlite3(path.join(dir, 'db.sqlite'));
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = FULL');
+    raw.pragma('foreign_keys = ON');
+    driver = new GroupCommitSqliteDriver(raw, raw as unknown as SqliteDatabase);
+    const theDriver = driver;
+    class TestDialect extends SqliteDialect {
+      override createDriver(): Driver {
+        return theDriver;
+      }
+    }
+    db = new Kysely<Db>({ dialect: new TestDialect({ database: raw as unknown as SqliteDatabase }) });
+    await sql`create table t (id integer primary key, note text)`.execute(db);
+    await sql`create table parent (id integer primary key)`.execute(db);
+    await sql`create table child (id integer primary key, parent_id integer references parent (id) deferrable initially deferred)`.execute(
+      db,
+    );
+    other = new BetterSqlite3(path.join(dir, 'db.sqlite'), { readonly: true });
+  });
+
+  afterEach(async () => {
+    other.close();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const visibleElsewhere = (id: number) => other.prepare('select count(*) from t where id = ?').pluck().get(id) === 1;
+
+  it('commits concurrent transactions together, and each returns only once its write is durable', async () => {
+    const before = { ...driver.stats };
+    const seenAtReturn: boolean[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db
+          .transaction()
+          .execute(async (trx) => {
+            await trx.insertInto('t').values({ id: i, note: 'x' }).execute();
+            await trx
+              .updateTable('t')
+              .set({ note: `n${i}` })
+              .where('id', '=', i)
+              .execute();
+          })
+          .then(() => seenAtReturn.push(visibleElsewhere(i))),
+      ),
+    );
+    expect(seenAtReturn).toEqual(Array(20).fill(true));
+    expect(other.prepare('select count(*) from t').pluck().get()).toBe(20);
+    expect(driver.stats.transactions - before.transactions).toBe(20);
+    const commits = driver.stats.commits - before.commits;
+    expect(commits).toBeGreaterThan(0);
+    expect(commits).toBeLessThan(5);
+  });
+
+  it('rolls back only the transaction that failed', async () => {
+    const results = await Promise.allSettled(
+      [1, 2, 3].map((id) =>
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ id, note: null }).execute();
+          if (id === 2) throw new Error('boom');
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(other.prepare('select id from t order by id').pluck().all()).toEqual([1, 3]);
+  });
+
+  it('commits the open group before a query outside a transaction reads', async () => {
+    const write = db.transaction().execute((trx) => trx.insertInto('t').values({ id: 7, note: 'a' }).execute());
+    // queued behind the transaction; the group has not been committed when it runs
+    const read = db.selectFrom('t').select('id').execute();
+    const rows = await read;
+    expect(rows).toEqual([{ id: 7 }]);
+    expect(visibleElsewhere(7)).toBe(true);
+    await write;
+  });
+
+  it('fails every transaction of a group whose COMMIT fails, and keeps none of their writes', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => trx.insertInto('t').values({ id: 1, note: null }).execute()),
+      // a deferred foreign key is only checked at COMMIT
+      db.transaction().execute((trx) => trx.insertInto('child').values({ id: 1, parent_id: 99 }).execute()),
+      db.transaction().execute((trx) => trx.insertInto('t').values({ id: 2, note: null }).execute()),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
+    expect(other.prepare('select count(*) from t').pluck().get()).toBe(0);
+    // and the connection is usable again
+    await db.transaction().execute((trx) => trx.insertInto('t').values({ id: 3, note: null }).execute());
+    expect(visibleElsewhere(3)).toBe(true);
+  });
+
+  it('commits a pending group on destroy', async () => {
+    let settled = false;
+    const write = db
+      .transaction()
+      .execute((trx) => trx.insertInto('t').values({ id: 5, note: null }).execute())
+      .finally(() => {
+        settled = true;
+      });
+    // let the transaction run and join its group (microtasks only: the group's flush has not run)
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    expect(settled).toBe(false);
+    expect(visibleElsewhere(5)).toBe(false);
+    await Promise.all([write, db.destroy()]);
+    expect(visibleElsewhere(5)).toBe(true);
+    // reopen for afterEach
+    const raw = new BetterSqlite3(path.join(dir, 'db.sqlite'));
+    db = new Kysely<Db>({ dialect: new SqliteDialect({ database: raw as unknown as SqliteDatabase }) });
+  });
+});

@@ -26,6 +26,14 @@ describe('local dates', () => {
     expect(instantAt('Europe/London', '2026-03-29', 10).toISOString()).toBe('2026-03-29T09:00:00.000Z');
   });
 
+  it('answers a wall time asked again from its cache with a fresh Date', () => {
+    const first = instantAt('Asia/Kolkata', '2026-12-02', 9, 15);
+    first.setTime(0);
+    const again = instantAt('Asia/Kolkata', '2026-12-02', 9, 15);
+    expect(again.toISOString()).toBe('2026-12-02T03:45:00.000Z');
+    expect(instantAt('Asia/Kolkata', '2026-12-02', 9, 16).toISOString()).toBe('2026-12-02T03:46:00.000Z');
+  });
+
   it('validates calendar dates and time zones', () => {
     expect(isCalendarDate('2028-02-29')).toBe(true);
     expect(isCalendarDate('2026-02-29')).toBe(false);

@@ -63,11 +63,18 @@ export function localMonth(timeZone: string, at: Date): string {
   return localDate(timeZone, at).slice(0, 7);
 }
 
+const instantCache = new Map<string, number>();
+
 /**
  * The instant at which the wall clock in `timeZone` shows `date` `hour:minute`. Wall times that do
- * not exist (a spring-forward gap) resolve to the first instant after the gap.
+ * not exist (a spring-forward gap) resolve to the first instant after the gap. Kept per
+ * (zone, wall time): reminder scheduling asks for the same few on every new due, and each answer
+ * costs two Intl formatting passes.
  */
 export function instantAt(timeZone: string, date: string, hour: number, minute = 0): Date {
+  const key = `${timeZone} ${date} ${hour}:${minute}`;
+  const hit = instantCache.get(key);
+  if (hit !== undefined) return new Date(hit);
   const asUtc = Date.parse(`${date}T00:00:00.000Z`) + (hour * 60 + minute) * 60_000;
   // Two passes of "guess, measure the zone offset at the guess, correct" settle even across DST.
   let guess = asUtc;
@@ -76,6 +83,8 @@ export function instantAt(timeZone: string, date: string, hour: number, minute =
     const shown = Date.parse(`${p.date}T00:00:00.000Z`) + ((p.hour * 60 + p.minute) * 60 + p.second) * 1000;
     guess += asUtc - shown;
   }
+  if (instantCache.size >= 10_000) instantCache.clear();
+  instantCache.set(key, guess);
   return new Date(guess);
 }
 

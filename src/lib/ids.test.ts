@@ -28,4 +28,11 @@ describe('randomToken', () => {
     expect(Buffer.from(token, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
     expect(randomToken()).not.toBe(token);
   });
+
+  it('never repeats across refills of the random pool', () => {
+    // 1,000 tokens of 18 bytes draw the 4 KiB pool several times over
+    const tokens = Array.from({ length: 1000 }, () => randomToken());
+    expect(new Set(tokens).size).toBe(1000);
+    expect(randomToken(5000)).toHaveLength(Math.ceil((5000 * 4) / 3));
+  });
 });

@@ -300,17 +300,25 @@ export async function claimDeliveries(
   db: Executor,
   opts: { now: string; leaseId: string; lockedUntil: string; limit: number; isPostgres: boolean },
 ): Promise<string[]> {
+  // Driven by the due index (next_attempt_at), with the endpoint checked per row: an `endpoint_id
+  // in (active endpoints)` filter let SQLite walk every delivery an endpoint ever had and sort them.
   const rows = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('next_attempt_at', '<=', opts.now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.now)]))
-    .where('endpoint_id', 'in', (eb) =>
-      eb.selectFrom('webhook_endpoints').select('id').where('active', '=', 1).where('deleted_at', 'is', null),
+    .selectFrom('webhook_deliveries as d')
+    .select('d.id')
+    .where('d.next_attempt_at', '<=', opts.now)
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', opts.now)]))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhook_endpoints as e')
+          .select('e.id')
+          .whereRef('e.id', '=', 'd.endpoint_id')
+          .where('e.active', '=', 1)
+          .where('e.deleted_at', 'is', null),
+      ),
     )
-    .orderBy('next_attempt_at')
+    .orderBy('d.next_attempt_at')
     .limit(opts.limit)
-    .$if(opts.isPostgres, (q) => q.forUpdate().skipLocked())
+    .$if(opts.isPostgres, (q) => q.forUpdate('d').skipLocked())
     .execute();
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return [];

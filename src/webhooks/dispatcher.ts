@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
@@ -11,6 +11,11 @@ export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_00
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** An endpoint that has failed every attempt for this long is disabled (PRODUCT part 5). */
 export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
+/**
+ * How long finished attempts wait to be recorded together: each recording transaction is a
+ * durable commit (an fsync on SQLite), and a few milliseconds gather many outcomes into one.
+ */
+const RECORD_WINDOW_MS = 5;
 
 type Leased = repo.LeasedDelivery & { lease_id: string };
 
@@ -56,50 +61,52 @@ export class WebhookDispatcher {
    * event. Returns how many events it handled.
    */
   async fanOut(limit = 200): Promise<number> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      const events = await repo.claimEvents(trx, limit, this.deps.isPostgres);
-      if (events.length === 0) return 0;
-      const businessIds = [...new Set(events.map((e) => e.business_id))];
-      const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
-        ...e,
-        subscribed: new Set(JSON.parse(e.events) as string[]),
-      }));
-      const now = this.deps.clock.now().toISOString();
-      const rows: repo.DeliveryRow[] = [];
-      for (const event of events) {
-        for (const endpoint of endpoints) {
-          if (endpoint.business_id !== event.business_id || !endpoint.subscribed.has(event.type)) continue;
-          // An endpoint gets the events that happened after it was created, not the history.
-          if (endpoint.created_at > event.created_at) continue;
-          rows.push({
-            id: uuidv7(),
-            business_id: event.business_id,
-            endpoint_id: endpoint.id,
-            event_id: event.id,
-            event: event.type,
-            body: deliveryBody(event.type, event.created_at, event.payload),
-            status: 'pending',
-            attempts: 0,
-            response_status: null,
-            error: null,
-            next_attempt_at: now,
-            delivered_at: null,
-            requeue: 0,
-            lease_id: null,
-            locked_until: null,
-            created_at: now,
-            updated_at: now,
-          });
-        }
+    return this.deps.db.transaction().execute((trx) => this.#fanOutIn(trx, limit));
+  }
+
+  async #fanOutIn(trx: Executor, limit: number): Promise<number> {
+    const events = await repo.claimEvents(trx, limit, this.deps.isPostgres);
+    if (events.length === 0) return 0;
+    const businessIds = [...new Set(events.map((e) => e.business_id))];
+    const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
+      ...e,
+      subscribed: new Set(JSON.parse(e.events) as string[]),
+    }));
+    const now = this.deps.clock.now().toISOString();
+    const rows: repo.DeliveryRow[] = [];
+    for (const event of events) {
+      for (const endpoint of endpoints) {
+        if (endpoint.business_id !== event.business_id || !endpoint.subscribed.has(event.type)) continue;
+        // An endpoint gets the events that happened after it was created, not the history.
+        if (endpoint.created_at > event.created_at) continue;
+        rows.push({
+          id: uuidv7(),
+          business_id: event.business_id,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event: event.type,
+          body: deliveryBody(event.type, event.created_at, event.payload),
+          status: 'pending',
+          attempts: 0,
+          response_status: null,
+          error: null,
+          next_attempt_at: now,
+          delivered_at: null,
+          requeue: 0,
+          lease_id: null,
+          locked_until: null,
+          created_at: now,
+          updated_at: now,
+        });
       }
-      await repo.insertDeliveries(trx, rows);
-      await repo.markDispatched(
-        trx,
-        events.map((e) => e.id),
-        now,
-      );
-      return events.length;
-    });
+    }
+    await repo.insertDeliveries(trx, rows);
+    await repo.markDispatched(
+      trx,
+      events.map((e) => e.id),
+      now,
+    );
+    return events.length;
   }
 
   /** Claims up to `limit` due deliveries and attempts them concurrently; returns how many. */
@@ -118,10 +125,13 @@ export class WebhookDispatcher {
     const concurrency = opts.concurrency ?? 64;
     let handled = 0;
     const inflight = new Set<Promise<void>>();
+    // Outcomes are recorded once half the slots have finished (or after RECORD_WINDOW_MS).
+    this.#flushAt = Math.max(1, Math.floor(concurrency / 2));
     while (!signal.aborted) {
-      handled += await this.fanOut();
       const room = concurrency - inflight.size;
-      const claimed = room > 0 ? await this.#claim(room) : [];
+      // One transaction (one durable commit) fans out new events and claims what is due.
+      const { fannedOut, claimed } = await this.#fanOutAndClaim(room);
+      handled += fannedOut;
       for (const delivery of claimed) {
         const p: Promise<void> = this.#attempt(delivery, opts.onOutcome).finally(() => inflight.delete(p));
         inflight.add(p);
@@ -143,19 +153,28 @@ export class WebhookDispatcher {
   }
 
   async #claim(limit: number): Promise<Leased[]> {
+    return this.deps.db.transaction().execute((trx) => this.#claimIn(trx, limit));
+  }
+
+  async #fanOutAndClaim(limit: number): Promise<{ fannedOut: number; claimed: Leased[] }> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const fannedOut = await this.#fanOutIn(trx, 200);
+      return { fannedOut, claimed: limit > 0 ? await this.#claimIn(trx, limit) : [] };
+    });
+  }
+
+  async #claimIn(trx: Executor, limit: number): Promise<Leased[]> {
     const now = this.deps.clock.now();
     const leaseId = uuidv7();
-    const ids = await this.deps.db.transaction().execute((trx) =>
-      repo.claimDeliveries(trx, {
-        now: now.toISOString(),
-        leaseId,
-        lockedUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
-        limit,
-        isPostgres: this.deps.isPostgres,
-      }),
-    );
+    const ids = await repo.claimDeliveries(trx, {
+      now: now.toISOString(),
+      leaseId,
+      lockedUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
+      limit,
+      isPostgres: this.deps.isPostgres,
+    });
     if (ids.length === 0) return [];
-    const rows = await repo.leasedDeliveries(this.deps.db, ids, leaseId);
+    const rows = await repo.leasedDeliveries(trx, ids, leaseId);
     return rows.map((r) => ({ ...r, lease_id: leaseId }));
   }
 
@@ -179,14 +198,29 @@ export class WebhookDispatcher {
   #record(delivery: Leased, result: WebhookResult): Promise<AttemptOutcome> {
     return new Promise((resolve, reject) => {
       this.#outcomes.push({ delivery, result, resolve, reject });
-      // Wait a moment first: better-sqlite3 commits synchronously, so without a pause every
-      // outcome would be its own transaction; a millisecond gathers the ones arriving together.
-      this.#flushing ??= new Promise<void>((r) => setTimeout(r, 1)).then(() => this.#flush());
+      if (this.#outcomes.length >= this.#flushAt && this.#flushTimer) {
+        // Enough for a batch: record now rather than at the end of the window.
+        clearTimeout(this.#flushTimer);
+        this.#flushTimer = null;
+        this.#flushWindowEnded?.();
+      }
+      // Otherwise wait a moment first, so that outcomes finishing together share one commit.
+      this.#flushing ??= new Promise<void>((r) => {
+        this.#flushWindowEnded = r;
+        this.#flushTimer = setTimeout(r, RECORD_WINDOW_MS);
+      }).then(() => {
+        this.#flushTimer = null;
+        return this.#flush();
+      });
     });
   }
 
   #outcomes: PendingOutcome[] = [];
   #flushing: Promise<void> | null = null;
+  #flushTimer: NodeJS.Timeout | null = null;
+  #flushWindowEnded: (() => void) | null = null;
+  /** Outcomes that make a batch worth recording at once (run() sets half its concurrency). */
+  #flushAt = 32;
 
   async #flush(): Promise<void> {
     try {

@@ -13,9 +13,10 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
 /**
  * How long finished attempts wait to be recorded together: each recording transaction is a
- * durable commit (an fsync on SQLite), and a few milliseconds gather many outcomes into one.
+ * durable commit (an fsync on SQLite): outcomes are recorded once half the slots have finished,
+ * or after this long, so that one commit carries many.
  */
-const RECORD_WINDOW_MS = 5;
+const RECORD_WINDOW_MS = 20;
 
 type Leased = repo.LeasedDelivery & { lease_id: string };
 

@@ -55,6 +55,7 @@ async function main() {
   );
   const apiBase = `http://127.0.0.1:${apiPort}`;
   let bare: Awaited<ReturnType<typeof start>> | undefined;
+  let reference: Awaited<ReturnType<typeof start>> | undefined;
   try {
     await waitHealthy(apiBase);
     const auth = { 'x-api-key': data.apiKey, 'content-type': 'application/json' };
@@ -85,9 +86,18 @@ async function main() {
     const barePort = await freePort();
     bare = await start('bench/bare-server.ts', [bodiesFile], { PORT: String(barePort) }, 'bare ready');
     const bareBase = `http://127.0.0.1:${barePort}`;
+    // The issue's reference: Fastify + one raw better-sqlite3 read, for GET one due only.
+    const refPort = await freePort();
+    reference = await start(
+      'bench/fastify-raw-server.ts',
+      [path.join(dataDir, 'receivables.db')],
+      { PORT: String(refPort) },
+      'fastify-raw ready',
+    );
+    const refBase = `http://127.0.0.1:${refPort}`;
 
     const scenarios = [
-      { name: 'GET one due', target: 0.45, paths: data.dueIds.slice(0, 500).map(onePath) },
+      { name: 'GET one due', target: 0.45, paths: data.dueIds.slice(0, 500).map(onePath), reference: true },
       { name: 'list 50 (status=overdue)', target: 0.25, paths: [listPath] },
       { name: 'summary', target: 0.45, paths: ['/v1/summary'] },
       { name: 'create due', target: 0.07, paths: ['/v1/transactions'], method: 'POST' as const, body: createBody },
@@ -103,7 +113,8 @@ async function main() {
       };
       await measure({ ...load, url: apiBase, seconds: WARMUP });
       await measure({ ...load, url: bareBase, seconds: WARMUP });
-      const rounds: { api: number; bare: number; ratio: number; errors: number }[] = [];
+      const rounds: { api: number; bare: number; ratio: number; errors: number; reference?: number }[] = [];
+      if (s.reference) await measure({ ...load, url: refBase, seconds: WARMUP });
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? [apiBase, bareBase] : [bareBase, apiBase];
         const [first, second] = [
@@ -111,7 +122,14 @@ async function main() {
           await measure({ ...load, url: order[1] as string, seconds: SECONDS }),
         ];
         const [a, b] = round % 2 === 0 ? [first, second] : [second, first];
-        rounds.push({ api: a.rps, bare: b.rps, ratio: a.rps / b.rps, errors: a.errors });
+        const ref = s.reference ? await measure({ ...load, url: refBase, seconds: SECONDS }) : undefined;
+        rounds.push({
+          api: a.rps,
+          bare: b.rps,
+          ratio: a.rps / b.rps,
+          errors: a.errors,
+          ...(ref && { reference: ref.rps / b.rps }),
+        });
       }
       const median = [...rounds].sort((x, y) => x.ratio - y.ratio)[Math.floor(rounds.length / 2)] as (typeof rounds)[0];
       rows.push({
@@ -120,6 +138,7 @@ async function main() {
         bare: median.bare,
         ratio: median.ratio,
         rounds: rounds.map((r) => Number(r.ratio.toFixed(3))),
+        referenceRounds: s.reference ? rounds.map((r) => Number((r.reference ?? 0).toFixed(3))) : undefined,
         target: s.target,
         pass: median.ratio >= s.target,
         errors: rounds.reduce((sum, r) => sum + r.errors, 0),
@@ -165,6 +184,13 @@ async function main() {
         `${r.name.padEnd(26)}${fmt(r.api)}   ${fmt(r.bare)}   ${r.ratio.toFixed(2)}x  >= ${r.target}x ${r.pass ? 'ok' : 'MISSED'}${r.errors ? ` (${r.errors} errors)` : ''}  rounds: ${r.rounds.join(' ')}`,
       );
     }
+    for (const r of rows) {
+      if (r.referenceRounds) {
+        console.log(
+          `${r.name}: Fastify + one raw better-sqlite3 read (no auth, no hooks) reached ${r.referenceRounds.join(' ')}x of bare in the same rounds`,
+        );
+      }
+    }
     console.log(
       `\nsummary latency (mean of sequential requests): ${big.mean.toFixed(3)} ms at ${sizes.dues} dues vs ${small.mean.toFixed(3)} ms at ${sizes.smallDues} dues: ${latencyRatio.toFixed(2)}x (target <= 1.5x) ${latencyRatio <= 1.5 ? 'ok' : 'MISSED'}`,
     );
@@ -189,6 +215,7 @@ async function main() {
   } finally {
     await stop(api);
     if (bare) await stop(bare);
+    if (reference) await stop(reference);
   }
 }
 

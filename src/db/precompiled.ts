@@ -1,5 +1,5 @@
-import { type Compilable, CompiledQuery } from 'kysely';
-import type { Executor } from './schema.js';
+import { type Compilable, CompiledQuery, type Insertable } from 'kysely';
+import type { Database, Executor } from './schema.js';
 
 const MARK = '\u0000arg:';
 
@@ -32,4 +32,71 @@ export function precompiled<Args extends Record<string, unknown>, Row>(
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values));
     return result.rows;
   };
+}
+
+interface CompiledInsert {
+  sql: string;
+  /** for each bound parameter, the index of its value in the rows' flattened values */
+  slots: number[];
+}
+const inserts = new Map<unknown, Map<string, CompiledInsert>>();
+/** Distinct (table, columns, row count, conflict) shapes kept per dialect before starting over. */
+const INSERT_SHAPES_KEPT = 512;
+
+/**
+ * Inserts plain rows (every row with the same columns, in the same order) with an INSERT compiled
+ * by Kysely once per dialect, table, columns and row count, then run with new values: the
+ * write paths (a new due, the webhook fan-out and attempt log) skip building the same statement
+ * again for every row. `ignoreConflictOn` adds ON CONFLICT (columns) DO NOTHING.
+ */
+export async function insertRows<T extends keyof Database & string>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+  opts: { ignoreConflictOn?: readonly string[] } = {},
+): Promise<void> {
+  const first = rows[0];
+  if (first === undefined) return;
+  const columns = Object.keys(first);
+  const adapter = db.getExecutor().adapter.constructor;
+  let byShape = inserts.get(adapter);
+  if (!byShape) {
+    byShape = new Map();
+    inserts.set(adapter, byShape);
+  }
+  const shape = `${table}\u0000${columns.join(',')}\u0000${rows.length}\u0000${opts.ignoreConflictOn?.join(',') ?? ''}`;
+  let compiled = byShape.get(shape);
+  if (!compiled) {
+    const marked = rows.map((_, r) =>
+      Object.fromEntries(columns.map((column, c) => [column, `${MARK}${r * columns.length + c}`])),
+    );
+    let query = db.insertInto(table).values(marked as never);
+    const conflict = opts.ignoreConflictOn;
+    if (conflict) query = query.onConflict((oc) => oc.columns(conflict as never).doNothing());
+    const { sql, parameters } = query.compile();
+    const slots = parameters.map((p) => {
+      if (typeof p !== 'string' || !p.startsWith(MARK))
+        throw new Error(`insertRows: unexpected parameter ${String(p)}`);
+      return Number(p.slice(MARK.length));
+    });
+    compiled = { sql, slots };
+    if (byShape.size >= INSERT_SHAPES_KEPT) byShape.clear();
+    byShape.set(shape, compiled);
+  }
+  const flat: unknown[] = [];
+  for (const row of rows) {
+    const values = row as Record<string, unknown>;
+    for (const column of columns) {
+      const value = values[column];
+      if (value === undefined)
+        throw new Error(`insertRows: ${table}.${column} is undefined (give null or leave it out of every row)`);
+      flat.push(value);
+    }
+  }
+  await db.executeQuery(
+    CompiledQuery.raw(
+      compiled.sql,
+      compiled.slots.map((i) => flat[i]),
+    ),
+  );
 }

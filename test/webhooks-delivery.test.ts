@@ -588,6 +588,90 @@ describe('the worker job', () => {
   });
 });
 
+describe('the dispatcher loop (run)', () => {
+  it('delivers everything with at most `concurrency` attempts in flight and records each one', async () => {
+    const biz = await h.newBusiness();
+    const endpoint = await endpointFor(biz, ['transaction.created']);
+    let inFlight = 0;
+    let most = 0;
+    receiver.respond(() => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      setTimeout(() => inFlight--, 30);
+      return { status: 200, delayMs: 30 };
+    });
+    for (let i = 0; i < 12; i++) await createDue(biz, `Loop Buyer ${i}`);
+    const outcomes: string[] = [];
+    const handled = await h.services.webhookDispatcher.run(new AbortController().signal, {
+      concurrency: 4,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    expect(handled).toBeGreaterThanOrEqual(24); // 12 events fanned out, 12 deliveries claimed
+    expect(outcomes).toEqual(Array(12).fill('delivered'));
+    expect(most).toBeLessThanOrEqual(4);
+    expect(receiver.requests).toHaveLength(12);
+    const log = await deliveries(biz, endpoint.id);
+    expect(log).toHaveLength(12);
+    for (const d of log) expect(d).toMatchObject({ status: 'delivered', attempts: 1, response_status: 200 });
+    const leased = await h.store.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpoint.id)
+      .where('lease_id', 'is not', null)
+      .execute();
+    expect(leased).toEqual([]);
+  });
+
+  it('when stopped, finishes and records the attempts in flight and gives back the ones it had queued', async () => {
+    const biz = await h.newBusiness();
+    const endpoint = await endpointFor(biz, ['transaction.created']);
+    // The first answer comes at once, so the loop claims more than it has free slots for (one
+    // goes to the queue); the others take a while.
+    let answered = 0;
+    receiver.respond(() => (answered++ === 0 ? 200 : { status: 200, delayMs: 300 }));
+    for (let i = 0; i < 6; i++) await createDue(biz, `Stop Buyer ${i}`);
+    const stop = new AbortController();
+    const outcomes: string[] = [];
+    const running = h.services.webhookDispatcher.run(stop.signal, {
+      concurrency: 2,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    await receiver.waitFor(3, 5000);
+    const queuedAtStop = await h.store.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpoint.id)
+      .where('attempts', '=', 0)
+      .where('lease_id', 'is not', null)
+      .execute();
+    stop.abort();
+    await running;
+    expect(outcomes).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(receiver.requests).toHaveLength(3);
+    // 3 sent and recorded, 1 claimed (leased) but still queued when the worker was told to stop
+    expect(queuedAtStop).toHaveLength(3);
+    const rows = await h.store.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'lease_id', 'locked_until', 'next_attempt_at'])
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(rows).toHaveLength(6);
+    const sent = rows.filter((r) => r.attempts === 1);
+    const queued = rows.filter((r) => r.attempts === 0);
+    expect(sent).toHaveLength(3);
+    for (const r of sent) expect(r).toMatchObject({ status: 'delivered', lease_id: null, next_attempt_at: null });
+    // Given back, not left leased: due at once for the next worker, not after the lease runs out.
+    expect(queued).toHaveLength(3);
+    for (const r of queued)
+      expect(r).toMatchObject({ status: 'pending', lease_id: null, locked_until: null, next_attempt_at: START });
+
+    // The next run delivers them.
+    receiver.respond(() => 200);
+    await h.services.webhookDispatcher.run(new AbortController().signal, { concurrency: 2 });
+    expect(receiver.requests).toHaveLength(6);
+  });
+});
+
 describe('SSRF protection (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)', () => {
   let guarded: Harness;
   beforeAll(async () => {

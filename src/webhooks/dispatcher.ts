@@ -17,6 +17,8 @@ export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
  * or after this long, so that one commit carries many.
  */
 const RECORD_WINDOW_MS = 20;
+/** With slots free and nothing finishing, how often the loop looks for new work. */
+const IDLE_POLL_MS = 500;
 
 type Leased = repo.LeasedDelivery & { lease_id: string };
 
@@ -52,9 +54,13 @@ export interface RunOptions {
 export class WebhookDispatcher {
   constructor(private readonly deps: DispatcherDeps) {}
 
-  /** How long a claimed delivery stays ours: the attempt's own bound plus a margin for recording. */
+  /**
+   * How long a claimed delivery stays ours: a queued delivery waits at most one attempt's bound
+   * for a slot (the queue is no longer than the slots), then its own attempt's bound, plus a
+   * margin for recording.
+   */
   get leaseMs(): number {
-    return this.deps.timeoutMs + Math.max(5000, this.deps.timeoutMs);
+    return 2 * this.deps.timeoutMs + 5000;
   }
 
   /**
@@ -110,46 +116,104 @@ export class WebhookDispatcher {
     return events.length;
   }
 
-  /** Claims up to `limit` due deliveries and attempts them concurrently; returns how many. */
+  /** Claims up to `limit` due deliveries, attempts them concurrently and records them; returns how many. */
   async deliverDue(limit = 50, onOutcome?: RunOptions['onOutcome']): Promise<number> {
     const claimed = await this.#claim(limit);
-    await Promise.all(claimed.map((d) => this.#attempt(d, onOutcome)));
+    const finished = await Promise.all(
+      claimed.map(async (delivery) => ({ delivery, result: await this.#send(delivery) })),
+    );
+    if (finished.length > 0) {
+      const outcomes = await this.deps.db.transaction().execute((trx) => this.#recordIn(trx, finished));
+      for (const outcome of outcomes) onOutcome?.(outcome);
+    }
     return claimed.length;
   }
 
   /**
-   * The worker's loop: keeps up to `concurrency` attempts in flight, fanning out and claiming
-   * more as attempts finish, until nothing is left to do or `signal` aborts. Attempts already in
-   * flight are always finished and recorded (graceful shutdown).
+   * The worker's loop. Up to `concurrency` attempts are in flight, fed from a local queue of
+   * claimed deliveries (at most `concurrency` more), so a finished attempt's slot is refilled at
+   * once. Bookkeeping happens in cycles, each one transaction (one durable commit): record the
+   * attempts that finished since the last cycle, fan out new events, claim due deliveries into
+   * the queue. A cycle runs once half the slots' worth of attempts have finished, when the queue
+   * runs dry, RECORD_WINDOW_MS after the first unrecorded attempt finished, and (slots free,
+   * nothing finishing) every IDLE_POLL_MS to look for new work.
+   *
+   * An attempt counts only once its cycle has committed (onOutcome is called then); a process
+   * that dies before leaves leases that expire, and those attempts are made again (at least
+   * once). When `signal` aborts, nothing more is claimed or started, queued deliveries are
+   * released, and attempts in flight are finished and recorded (graceful shutdown). Returns how
+   * many events and deliveries it handled; stops when there is nothing left to do.
    */
   async run(signal: AbortSignal, opts: RunOptions = {}): Promise<number> {
     const concurrency = opts.concurrency ?? 64;
+    const half = Math.max(1, Math.floor(concurrency / 2));
     let handled = 0;
-    const inflight = new Set<Promise<void>>();
-    // Outcomes are recorded once half the slots have finished (or after RECORD_WINDOW_MS).
-    this.#flushAt = Math.max(1, Math.floor(concurrency / 2));
-    while (!signal.aborted) {
-      const room = concurrency - inflight.size;
-      // One transaction (one durable commit) fans out new events and claims what is due.
-      const { fannedOut, claimed } = await this.#fanOutAndClaim(room);
-      handled += fannedOut;
-      for (const delivery of claimed) {
-        const p: Promise<void> = this.#attempt(delivery, opts.onOutcome).finally(() => inflight.delete(p));
-        inflight.add(p);
+    let sending = 0;
+    let queue: Leased[] = [];
+    let finished: Finished[] = [];
+    // Wake-ups: `due` remembers one that came while a cycle was running.
+    let due = false;
+    let wake: (() => void) | null = null;
+    let windowTimer: NodeJS.Timeout | null = null;
+    const notify = () => {
+      due = true;
+      wake?.();
+    };
+    const pump = () => {
+      while (sending < concurrency && queue.length > 0 && !signal.aborted) {
+        const delivery = queue.shift() as Leased;
+        sending++;
+        void this.#send(delivery).then((result) => {
+          sending--;
+          finished.push({ delivery, result });
+          pump();
+          if (finished.length >= half || queue.length === 0) notify();
+          else windowTimer ??= setTimeout(notify, RECORD_WINDOW_MS);
+        });
       }
-      handled += claimed.length;
-      if (inflight.size === 0) {
-        if (claimed.length === 0) break;
-        continue;
+    };
+    signal.addEventListener('abort', notify);
+    try {
+      for (;;) {
+        due = false;
+        if (windowTimer) clearTimeout(windowTimer);
+        windowTimer = null;
+        const batch = finished;
+        finished = [];
+        const release = signal.aborted ? queue : [];
+        if (signal.aborted) queue = [];
+        const room = signal.aborted ? 0 : concurrency - queue.length;
+        let cycle: CycleResult;
+        try {
+          cycle = await this.#cycle(batch, room, release);
+        } catch (error) {
+          // Not recorded: those leases expire and the attempts are made again. Let the sends in
+          // flight end before giving up, so none is cut off mid-request.
+          queue = [];
+          while (sending > 0) await new Promise<void>((r) => (wake = r));
+          throw error;
+        }
+        for (const outcome of cycle.outcomes) opts.onOutcome?.(outcome);
+        handled += cycle.fannedOut + cycle.claimed.length;
+        queue.push(...cycle.claimed);
+        pump();
+        if (sending === 0 && finished.length === 0 && queue.length === 0) {
+          if (signal.aborted || (cycle.claimed.length === 0 && cycle.fannedOut === 0)) break;
+          continue;
+        }
+        if (!due) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            if (finished.length > 0) windowTimer ??= setTimeout(notify, RECORD_WINDOW_MS);
+            else if (sending < concurrency && !signal.aborted) setTimeout(resolve, IDLE_POLL_MS).unref();
+          });
+          wake = null;
+        }
       }
-      // Claim again once half the slots are free (one claim per several attempts, not per
-      // attempt); while the queue is empty, look again now and then for new work.
-      while (inflight.size > concurrency / 2) await Promise.race(inflight);
-      if (claimed.length === 0 && inflight.size > 0) {
-        await Promise.race([...inflight, new Promise((r) => setTimeout(r, 500).unref())]);
-      }
+    } finally {
+      signal.removeEventListener('abort', notify);
+      if (windowTimer) clearTimeout(windowTimer);
     }
-    await Promise.all(inflight);
     return handled;
   }
 
@@ -157,10 +221,22 @@ export class WebhookDispatcher {
     return this.deps.db.transaction().execute((trx) => this.#claimIn(trx, limit));
   }
 
-  async #fanOutAndClaim(limit: number): Promise<{ fannedOut: number; claimed: Leased[] }> {
+  /**
+   * One cycle's transaction: record what finished, give back `release`d leases (unsent), fan out
+   * new events, claim up to `room` due deliveries.
+   */
+  async #cycle(batch: Finished[], room: number, release: Leased[]): Promise<CycleResult> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const fannedOut = await this.#fanOutIn(trx, 200);
-      return { fannedOut, claimed: limit > 0 ? await this.#claimIn(trx, limit) : [] };
+      const outcomes = batch.length > 0 ? await this.#recordIn(trx, batch) : [];
+      if (release.length > 0) {
+        await repo.releaseLeases(
+          trx,
+          release.map((d) => d.id),
+          [...new Set(release.map((d) => d.lease_id))],
+        );
+      }
+      const fannedOut = room > 0 ? await this.#fanOutIn(trx, 200) : 0;
+      return { outcomes, fannedOut, claimed: room > 0 ? await this.#claimIn(trx, room) : [] };
     });
   }
 
@@ -179,8 +255,8 @@ export class WebhookDispatcher {
     return rows.map((r) => ({ ...r, lease_id: leaseId }));
   }
 
-  async #attempt(delivery: Leased, onOutcome?: RunOptions['onOutcome']): Promise<void> {
-    const result = await signAndSend(this.deps, {
+  #send(delivery: Leased): Promise<WebhookResult> {
+    return signAndSend(this.deps, {
       url: delivery.url,
       secretSealed: delivery.secret_sealed,
       body: delivery.body,
@@ -188,140 +264,103 @@ export class WebhookDispatcher {
       eventId: delivery.event_id,
       deliveryId: delivery.id,
     });
-    const outcome = await this.#record(delivery, result);
-    onOutcome?.(outcome);
   }
 
-  /**
-   * Records an attempt's outcome. Outcomes that finish while a batch is being written are written
-   * together in the next transaction (a group commit: one durable write for many attempts).
-   */
-  #record(delivery: Leased, result: WebhookResult): Promise<AttemptOutcome> {
-    return new Promise((resolve, reject) => {
-      this.#outcomes.push({ delivery, result, resolve, reject });
-      if (this.#outcomes.length >= this.#flushAt && this.#flushTimer) {
-        // Enough for a batch: record now rather than at the end of the window.
-        clearTimeout(this.#flushTimer);
-        this.#flushTimer = null;
-        this.#flushWindowEnded?.();
-      }
-      // Otherwise wait a moment first, so that outcomes finishing together share one commit.
-      this.#flushing ??= new Promise<void>((r) => {
-        this.#flushWindowEnded = r;
-        this.#flushTimer = setTimeout(r, RECORD_WINDOW_MS);
-      }).then(() => {
-        this.#flushTimer = null;
-        return this.#flush();
+  /** Records finished attempts, each only if its lease is still ours, in the caller's transaction. */
+  async #recordIn(trx: Executor, batch: Finished[]): Promise<AttemptOutcome[]> {
+    const { isPostgres } = this.deps;
+    const now = this.deps.clock.now();
+    const at = now.toISOString();
+    // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
+    const endpointIds = [...new Set(batch.map((b) => b.delivery.endpoint_id))].sort();
+    for (const id of endpointIds) await repo.lockEndpoint(trx, id, isPostgres);
+    const held = new Map(
+      (
+        await repo.findLeasedMany(
+          trx,
+          batch.map((b) => b.delivery.id),
+          isPostgres,
+        )
+      ).map((row) => [row.id, row]),
+    );
+    const valid = batch.filter((b) => held.get(b.delivery.id)?.lease_id === b.delivery.lease_id);
+
+    // Each endpoint's counters move once for the whole batch, in the order the attempts ended.
+    const live = new Map<string, boolean>();
+    for (const endpointId of endpointIds) {
+      const results = valid.filter((b) => b.delivery.endpoint_id === endpointId).map((b) => b.result.ok);
+      if (results.length === 0) continue;
+      const lastOk = results.lastIndexOf(true);
+      const endpoint = await repo.recordEndpointOutcomes(trx, endpointId, {
+        reset: lastOk >= 0,
+        failuresAfter: results.length - 1 - lastOk,
+        at,
       });
-    });
-  }
-
-  #outcomes: PendingOutcome[] = [];
-  #flushing: Promise<void> | null = null;
-  #flushTimer: NodeJS.Timeout | null = null;
-  #flushWindowEnded: (() => void) | null = null;
-  /** Outcomes that make a batch worth recording at once (run() sets half its concurrency). */
-  #flushAt = 32;
-
-  async #flush(): Promise<void> {
-    try {
-      while (this.#outcomes.length > 0) {
-        const batch = this.#outcomes.splice(0, 200);
-        try {
-          const outcomes = await this.#recordBatch(batch);
-          for (const [i, item] of batch.entries()) item.resolve(outcomes[i] as AttemptOutcome);
-        } catch (error) {
-          for (const item of batch) item.reject(error);
-        }
+      let isLive = endpoint !== undefined && endpoint.active === 1 && endpoint.deleted_at === null;
+      if (
+        isLive &&
+        results[results.length - 1] === false &&
+        endpoint?.failing_since &&
+        now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
+      ) {
+        const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
+        await repo.disableEndpoint(trx, endpointId, reason, at);
+        await repo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
+        isLive = false;
       }
-    } finally {
-      this.#flushing = null;
+      live.set(endpointId, isLive);
     }
-  }
 
-  /** Writes a batch of outcomes, each only if its lease is still ours, in one transaction. */
-  async #recordBatch(batch: PendingOutcome[]): Promise<AttemptOutcome[]> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      const { isPostgres } = this.deps;
-      const now = this.deps.clock.now();
-      const at = now.toISOString();
-      // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
-      const endpointIds = [...new Set(batch.map((b) => b.delivery.endpoint_id))].sort();
-      for (const id of endpointIds) await repo.lockEndpoint(trx, id, isPostgres);
-      const held = new Map(
-        (
-          await repo.findLeasedMany(
-            trx,
-            batch.map((b) => b.delivery.id),
-            isPostgres,
-          )
-        ).map((row) => [row.id, row]),
-      );
-      const valid = batch.filter((b) => held.get(b.delivery.id)?.lease_id === b.delivery.lease_id);
-
-      // Each endpoint's counters move once for the whole batch, in the order the attempts ended.
-      const live = new Map<string, boolean>();
-      for (const endpointId of endpointIds) {
-        const results = valid.filter((b) => b.delivery.endpoint_id === endpointId).map((b) => b.result.ok);
-        if (results.length === 0) continue;
-        const lastOk = results.lastIndexOf(true);
-        const endpoint = await repo.recordEndpointOutcomes(trx, endpointId, {
-          reset: lastOk >= 0,
-          failuresAfter: results.length - 1 - lastOk,
-          at,
-        });
-        let isLive = endpoint !== undefined && endpoint.active === 1 && endpoint.deleted_at === null;
-        if (
-          isLive &&
-          results[results.length - 1] === false &&
-          endpoint?.failing_since &&
-          now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
-        ) {
-          const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
-          await repo.disableEndpoint(trx, endpointId, reason, at);
-          await repo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
-          isLive = false;
-        }
-        live.set(endpointId, isLive);
+    const attempts: repo.AttemptRow[] = [];
+    // The usual outcome, delivered, is written for many deliveries at once (one statement per
+    // response status); failures and requeued deliveries each get their own update.
+    const delivered = new Map<number, string[]>();
+    for (const { delivery, result } of valid) {
+      const current = held.get(delivery.id) as NonNullable<ReturnType<typeof held.get>>;
+      const attempt = current.attempts + 1;
+      const isLive = live.get(delivery.endpoint_id) === true;
+      const retryAt =
+        !result.ok && isLive && attempt < MAX_ATTEMPTS
+          ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
+          : null;
+      const requeued = isLive && current.requeue === 1;
+      attempts.push(repo.attemptRow(delivery.id, attempt, result, retryAt, at));
+      if (result.ok && !requeued && result.status !== null) {
+        const ids = delivered.get(result.status);
+        if (ids) ids.push(delivery.id);
+        else delivered.set(result.status, [delivery.id]);
+        continue;
       }
-
-      const attempts: repo.AttemptRow[] = [];
-      for (const { delivery, result } of valid) {
-        const current = held.get(delivery.id) as NonNullable<ReturnType<typeof held.get>>;
-        const attempt = current.attempts + 1;
-        const isLive = live.get(delivery.endpoint_id) === true;
-        const retryAt =
-          !result.ok && isLive && attempt < MAX_ATTEMPTS
-            ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
-            : null;
-        const requeued = isLive && current.requeue === 1;
-        await repo.updateDelivery(trx, delivery.id, {
-          status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
-          attempts: attempt,
-          response_status: result.status,
-          error: result.ok ? null : result.error,
-          ...(result.ok && { delivered_at: at }),
-          next_attempt_at: requeued ? at : retryAt,
-          requeue: 0,
-          lease_id: null,
-          locked_until: null,
-          updated_at: at,
-        });
-        attempts.push(repo.attemptRow(delivery.id, attempt, result, retryAt, at));
-      }
-      await repo.insertAttempts(trx, attempts);
-      return batch.map((b) =>
-        held.get(b.delivery.id)?.lease_id !== b.delivery.lease_id ? 'lease_lost' : b.result.ok ? 'delivered' : 'failed',
-      );
-    });
+      await repo.updateDelivery(trx, delivery.id, {
+        status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
+        attempts: attempt,
+        response_status: result.status,
+        error: result.ok ? null : result.error,
+        ...(result.ok && { delivered_at: at }),
+        next_attempt_at: requeued ? at : retryAt,
+        requeue: 0,
+        lease_id: null,
+        locked_until: null,
+        updated_at: at,
+      });
+    }
+    for (const [responseStatus, ids] of delivered) await repo.markDelivered(trx, ids, responseStatus, at);
+    await repo.insertAttempts(trx, attempts);
+    return batch.map((b) =>
+      held.get(b.delivery.id)?.lease_id !== b.delivery.lease_id ? 'lease_lost' : b.result.ok ? 'delivered' : 'failed',
+    );
   }
 }
 
-interface PendingOutcome {
+interface CycleResult {
+  outcomes: AttemptOutcome[];
+  fannedOut: number;
+  claimed: Leased[];
+}
+
+interface Finished {
   delivery: Leased;
   result: WebhookResult;
-  resolve: (outcome: AttemptOutcome) => void;
-  reject: (error: unknown) => void;
 }
 
 /**

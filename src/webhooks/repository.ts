@@ -1,3 +1,4 @@
+import { insertRows } from '../db/precompiled.js';
 import type { Executor, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { WebhookResult } from './sender.js';
@@ -159,10 +160,7 @@ export function insertAttempt(db: Executor, row: AttemptRow) {
 
 export async function insertAttempts(db: Executor, rows: AttemptRow[]) {
   for (let i = 0; i < rows.length; i += 500) {
-    await db
-      .insertInto('webhook_attempts')
-      .values(rows.slice(i, i + 500))
-      .execute();
+    await insertRows(db, 'webhook_attempts', rows.slice(i, i + 500));
   }
 }
 
@@ -278,11 +276,9 @@ export function activeEndpointsOf(db: Executor, businessIds: string[]) {
 export async function insertDeliveries(db: Executor, rows: DeliveryRow[]) {
   // 16 columns a row: 500 rows stay under every driver's bound-parameter limit.
   for (let i = 0; i < rows.length; i += 500) {
-    await db
-      .insertInto('webhook_deliveries')
-      .values(rows.slice(i, i + 500))
-      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-      .execute();
+    await insertRows(db, 'webhook_deliveries', rows.slice(i, i + 500), {
+      ignoreConflictOn: ['event_id', 'endpoint_id'],
+    });
   }
 }
 
@@ -330,6 +326,16 @@ export async function claimDeliveries(
   return ids;
 }
 
+/** Gives back leased deliveries that were not attempted (a worker stopping): due again at once. */
+export function releaseLeases(db: Executor, ids: string[], leaseIds: string[]) {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ lease_id: null, locked_until: null })
+    .where('id', 'in', ids)
+    .where('lease_id', 'in', leaseIds)
+    .execute();
+}
+
 /** What an attempt needs: the delivery and its endpoint's URL and sealed secret. */
 export function leasedDeliveries(db: Executor, ids: string[], leaseId: string) {
   return db
@@ -359,6 +365,31 @@ export function updateDelivery(
   patch: Partial<Omit<DeliveryRow, 'id' | 'business_id' | 'endpoint_id' | 'event_id' | 'event' | 'body'>>,
 ) {
   return db.updateTable('webhook_deliveries').set(patch).where('id', '=', id).execute();
+}
+
+/**
+ * Records the first-or-later successful attempt of these leased deliveries, all answered with
+ * `responseStatus` (the caller holds their rows: the lease check was made in this transaction).
+ */
+export async function markDelivered(db: Executor, ids: string[], responseStatus: number, at: string) {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'delivered',
+        attempts: eb('attempts', '+', 1),
+        response_status: responseStatus,
+        error: null,
+        delivered_at: at,
+        next_attempt_at: null,
+        requeue: 0,
+        lease_id: null,
+        locked_until: null,
+        updated_at: at,
+      }))
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+  }
 }
 
 /** Age in seconds of the oldest work waiting: an undispatched event or a due delivery. */

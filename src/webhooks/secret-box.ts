@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Db } from '../db/schema.js';
 
 const VERSION = 'v1';
+/** How many opened secrets a SecretBox keeps (cleared all at once when full). */
+const OPENED_KEPT = 1024;
 
 /**
  * Seals webhook signing secrets at rest with AES-256-GCM (PRODUCT part 5): a copy of the database
@@ -23,7 +25,24 @@ export class SecretBox {
     return [VERSION, ...[iv, cipher.getAuthTag(), ct].map((part) => part.toString('base64url'))].join('.');
   }
 
+  /**
+   * Opens a sealed secret. The dispatcher opens the same few endpoints' secrets for every
+   * delivery, so recent openings are kept (in this process's memory only, where the secret is
+   * held while signing anyway); a rotated secret is a different sealed string.
+   */
   open(sealed: string): string {
+    let plain = this.#opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.#open(sealed);
+      if (this.#opened.size >= OPENED_KEPT) this.#opened.clear();
+      this.#opened.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  readonly #opened = new Map<string, string>();
+
+  #open(sealed: string): string {
     const [version, iv, tag, ct] = sealed.split('.');
     if (version !== VERSION || !iv || !tag || ct === undefined) throw new Error('unknown sealed secret format');
     const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));

@@ -1,17 +1,18 @@
 import { sql } from 'kysely';
+import { precompiled } from '../db/precompiled.js';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
 export type ContactRow = ContactTable;
 
-export function findContact(db: Executor, businessId: string, id: string) {
-  return db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+const findContactQuery = precompiled<{ businessId: string; id: string }, ContactRow>((db, arg) =>
+  db.selectFrom('contacts').selectAll().where('business_id', '=', arg('businessId')).where('id', '=', arg('id')),
+);
+
+/** One contact of the business (on every create by contact_id: precompiled). */
+export async function findContact(db: Executor, businessId: string, id: string): Promise<ContactRow | undefined> {
+  return (await findContactQuery(db, { businessId, id }))[0];
 }
 
 export function findContactByNameKey(db: Executor, businessId: string, nameKey: string) {

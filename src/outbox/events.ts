@@ -1,3 +1,4 @@
+import { insertRows } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
 import { signalOutbox } from './signal.js';
@@ -28,17 +29,16 @@ export async function recordEvent(
   },
 ): Promise<string> {
   const id = uuidv7(event.at.getTime());
-  await trx
-    .insertInto('events')
-    .values({
+  await insertRows(trx, 'events', [
+    {
       id,
       business_id: event.businessId,
       type: event.type,
       payload: JSON.stringify(event.data),
       created_at: event.at.toISOString(),
       dispatched_at: null,
-    })
-    .execute();
+    },
+  ]);
   await signalOutbox(trx);
   return id;
 }

@@ -1,3 +1,4 @@
+import { insertRows } from '../db/precompiled.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
 
 export type ReminderRow = ReminderTable;
@@ -6,7 +7,7 @@ export type ReminderRow = ReminderTable;
 const COUNTED = ['sent', 'sending'];
 
 export function insertReminder(db: Executor, row: ReminderRow) {
-  return db.insertInto('reminders').values(row).execute();
+  return insertRows(db, 'reminders', [row]);
 }
 
 export function findReminder(db: Executor, id: string) {

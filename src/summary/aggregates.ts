@@ -16,30 +16,37 @@ import type { BusinessTotalsTable, Executor } from '../db/schema.js';
  * deadlocking.
  */
 
-export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
-  await db
+const addToTotalsQuery = precompiled<{ businessId: string; paise: number }, never>((db, arg) =>
+  db
     .updateTable('business_totals')
     .set({
       pending_count: sql`pending_count + 1`,
-      pending_paise: sql`pending_paise + ${paise}`,
+      pending_paise: sql`pending_paise + ${arg('paise')}`,
     })
-    .where('business_id', '=', businessId)
-    .execute();
-  await db
+    .where('business_id', '=', arg('businessId')),
+);
+
+const addToDayQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) =>
+  db
     .insertInto('pending_by_day')
     .values({
-      business_id: businessId,
-      due_date: dueDate,
+      business_id: arg('businessId'),
+      due_date: arg('dueDate'),
       due_count: 1,
-      due_paise: paise,
+      due_paise: arg('paise'),
     })
     .onConflict((oc) =>
       oc.columns(['business_id', 'due_date']).doUpdateSet({
         due_count: sql`pending_by_day.due_count + 1`,
-        due_paise: sql`pending_by_day.due_paise + ${paise}`,
+        due_paise: sql`pending_by_day.due_paise + ${arg('paise')}`,
       }),
-    )
-    .execute();
+    ),
+);
+
+/** A new pending due in the running totals and its day's count (on every create: precompiled). */
+export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
+  await addToTotalsQuery(db, { businessId, paise });
+  await addToDayQuery(db, { businessId, dueDate, paise });
 }
 
 /** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */

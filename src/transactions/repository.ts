@@ -1,6 +1,6 @@
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { precompiled } from '../db/precompiled.js';
+import { insertRows, precompiled } from '../db/precompiled.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -18,7 +18,7 @@ function withContact(db: Executor, from = db.selectFrom('transactions')) {
 }
 
 export function insertTransaction(db: Executor, row: TransactionRow) {
-  return db.insertInto('transactions').values(row).execute();
+  return insertRows(db, 'transactions', [row]);
 }
 
 const findTransactionQuery = precompiled<{ businessId: string; id: string }, TransactionView>((db, arg) =>

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BusinessService } from '../src/businesses/service.js';
 import { insertRows } from '../src/db/precompiled.js';
 import type { Store } from '../src/db/store.js';
+import { systemClock } from '../src/lib/clock.js';
 import { uuidv7 } from '../src/lib/ids.js';
-import { openTestStore } from './helpers/harness.js';
+import { openTestStore, uniquePhone } from './helpers/harness.js';
 
 let store: Store;
 beforeAll(async () => {
@@ -21,27 +23,14 @@ function event(businessId: string, n: number) {
   };
 }
 
+let businesses: BusinessService;
 async function newBusiness(): Promise<string> {
-  const id = uuidv7();
-  await store.db
-    .insertInto('businesses')
-    .values({
-      id,
-      name: 'Insert Rows',
-      phone: '919800000001',
-      plan: 'pro',
-      plan_expires_at: '2027-11-23T00:00:00.000Z',
-      currency: 'INR',
-      language: 'en',
-      timezone: 'Asia/Kolkata',
-      country: 'IN',
-      upi_id: null,
-      reminders_paused: 0,
-      created_at: '2026-11-23T00:00:00.000Z',
-      updated_at: '2026-11-23T00:00:00.000Z',
-    })
-    .execute();
-  return id;
+  businesses ??= new BusinessService({ db: store.db, clock: systemClock });
+  return (await businesses.create({ name: 'Insert Rows', phone: uniquePhone() })).business.id;
+}
+
+function eventsOf(businessId: string) {
+  return store.db.selectFrom('events').selectAll().where('business_id', '=', businessId).orderBy('id').execute();
 }
 
 describe('insertRows (compiled once per shape)', () => {
@@ -60,6 +49,16 @@ describe('insertRows (compiled once per shape)', () => {
       .orderBy('id')
       .execute();
     expect(rows).toEqual([...one, ...three, ...again]);
+  });
+
+  it('splits many rows over several statements, under the bound-value limits', async () => {
+    const businessId = await newBusiness();
+    // 6 columns a row: 11,000 rows are 66,000 values, more than either store binds in one statement
+    const many = Array.from({ length: 11_000 }, (_, n) => event(businessId, n));
+    await insertRows(store.db, 'events', many);
+    const rows = await eventsOf(businessId);
+    expect(rows).toHaveLength(11_000);
+    expect(rows).toEqual([...many].sort((a, b) => (a.id < b.id ? -1 : 1)));
   });
 
   it('takes each row by column name, whatever order its keys are in', async () => {

@@ -43,11 +43,15 @@ const inserts = new Map<unknown, Map<string, CompiledInsert>>();
 /** Distinct (table, columns, row count, conflict) shapes kept per dialect before starting over. */
 const INSERT_SHAPES_KEPT = 512;
 
+/** Bound values per INSERT: well under SQLite's (32,766) and PostgreSQL's (65,535) limits. */
+const INSERT_VALUES_MAX = 8000;
+
 /**
- * Inserts plain rows (every row with the same columns, in the same order) with an INSERT compiled
- * by Kysely once per dialect, table, columns and row count, then run with new values: the
- * write paths (a new due, the webhook fan-out and attempt log) skip building the same statement
- * again for every row. `ignoreConflictOn` adds ON CONFLICT (columns) DO NOTHING.
+ * Inserts plain rows (every row with the same columns) with an INSERT compiled by Kysely once per
+ * dialect, table, columns and row count, then run with new values: the write paths (a new due,
+ * the webhook fan-out and attempt log) skip building the same statement again for every row.
+ * Many rows go in statements of as many as the bound-value limit allows. `ignoreConflictOn` adds
+ * ON CONFLICT (columns) DO NOTHING.
  */
 export async function insertRows<T extends keyof Database & string>(
   db: Executor,
@@ -58,6 +62,19 @@ export async function insertRows<T extends keyof Database & string>(
   const first = rows[0];
   if (first === undefined) return;
   const columns = Object.keys(first);
+  const perStatement = Math.max(1, Math.floor(INSERT_VALUES_MAX / columns.length));
+  for (let i = 0; i < rows.length; i += perStatement) {
+    await insertChunk(db, table, columns, rows.length <= perStatement ? rows : rows.slice(i, i + perStatement), opts);
+  }
+}
+
+async function insertChunk(
+  db: Executor,
+  table: string,
+  columns: string[],
+  rows: readonly object[],
+  opts: { ignoreConflictOn?: readonly string[] },
+): Promise<void> {
   const adapter = db.getExecutor().adapter.constructor;
   let byShape = inserts.get(adapter);
   if (!byShape) {
@@ -70,7 +87,7 @@ export async function insertRows<T extends keyof Database & string>(
     const marked = rows.map((_, r) =>
       Object.fromEntries(columns.map((column, c) => [column, `${MARK}${r * columns.length + c}`])),
     );
-    let query = db.insertInto(table).values(marked as never);
+    let query = db.insertInto(table as keyof Database).values(marked as never);
     const conflict = opts.ignoreConflictOn;
     if (conflict) query = query.onConflict((oc) => oc.columns(conflict as never).doNothing());
     const { sql, parameters } = query.compile();

@@ -158,10 +158,8 @@ export function insertAttempt(db: Executor, row: AttemptRow) {
   return db.insertInto('webhook_attempts').values(row).execute();
 }
 
-export async function insertAttempts(db: Executor, rows: AttemptRow[]) {
-  for (let i = 0; i < rows.length; i += 500) {
-    await insertRows(db, 'webhook_attempts', rows.slice(i, i + 500));
-  }
+export function insertAttempts(db: Executor, rows: AttemptRow[]) {
+  return insertRows(db, 'webhook_attempts', rows);
 }
 
 export function listDeliveries(db: Executor, endpointId: string, limit: number, offset: number) {
@@ -273,13 +271,8 @@ export function activeEndpointsOf(db: Executor, businessIds: string[]) {
 }
 
 /** Inserts deliveries; one that exists already (a fan-out run twice) is left as it is. */
-export async function insertDeliveries(db: Executor, rows: DeliveryRow[]) {
-  // 16 columns a row: 500 rows stay under every driver's bound-parameter limit.
-  for (let i = 0; i < rows.length; i += 500) {
-    await insertRows(db, 'webhook_deliveries', rows.slice(i, i + 500), {
-      ignoreConflictOn: ['event_id', 'endpoint_id'],
-    });
-  }
+export function insertDeliveries(db: Executor, rows: DeliveryRow[]) {
+  return insertRows(db, 'webhook_deliveries', rows, { ignoreConflictOn: ['event_id', 'endpoint_id'] });
 }
 
 export function markDispatched(db: Executor, ids: string[], at: string) {

@@ -137,6 +137,22 @@ describe('createHttpSender delivering to an HTTPS receiver', () => {
     expect(result.durationMs).toBeLessThan(1_000);
   });
 
+  it('times out an attempt still waiting for a connection, and never sends it afterwards', async () => {
+    receiver.respond('hang');
+    const one = sender({ timeoutMs: 300, connections: 1 });
+    const started = performance.now();
+    // the second waits behind the first (one connection, no pipelining) until both time out
+    const results = await Promise.all([
+      one.send({ url: receiver.url, ...post }),
+      one.send({ url: receiver.url, ...post }),
+    ]);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    for (const result of results) expect(result).toMatchObject({ ok: false, error: 'timed out after 300 ms' });
+    // the connection freed by the first timeout must not carry the second one late
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('refuses a certificate from an unknown CA', async () => {
     const result = await sender({ ca: undefined }).send({ url: receiver.url, ...post });
     expect(result.ok).toBe(false);

@@ -55,7 +55,7 @@ describe('insertRows (compiled once per shape)', () => {
     const businessId = await newBusiness();
     // 6 columns a row: 11,000 rows are 66,000 values, more than either store binds in one statement
     const many = Array.from({ length: 11_000 }, (_, n) => event(businessId, n));
-    await insertRows(store.db, 'events', many);
+    await expect(insertRows(store.db, 'events', many)).resolves.toBe(many.length);
     const rows = await eventsOf(businessId);
     expect(rows).toHaveLength(11_000);
     expect(rows).toEqual([...many].sort((a, b) => (a.id < b.id ? -1 : 1)));
@@ -81,7 +81,10 @@ describe('insertRows (compiled once per shape)', () => {
     const a = event(businessId, 1);
     await insertRows(store.db, 'events', [a]);
     const b = event(businessId, 2);
-    await insertRows(store.db, 'events', [{ ...a, payload: '{"changed":true}' }, b], { ignoreConflictOn: ['id'] });
+    const inserted = await insertRows(store.db, 'events', [{ ...a, payload: '{"changed":true}' }, b], {
+      ignoreConflictOn: ['id'],
+    });
+    expect(inserted).toBe(1); // b only
     const rows = await store.db
       .selectFrom('events')
       .selectAll()
@@ -99,6 +102,6 @@ describe('insertRows (compiled once per shape)', () => {
   });
 
   it('does nothing for no rows', async () => {
-    await expect(insertRows(store.db, 'events', [])).resolves.toBeUndefined();
+    await expect(insertRows(store.db, 'events', [])).resolves.toBe(0);
   });
 });

@@ -51,21 +51,24 @@ const INSERT_VALUES_MAX = 8000;
  * dialect, table, columns and row count, then run with new values: the write paths (a new due,
  * the webhook fan-out and attempt log) skip building the same statement again for every row.
  * Many rows go in statements of as many as the bound-value limit allows. `ignoreConflictOn` adds
- * ON CONFLICT (columns) DO NOTHING.
+ * ON CONFLICT (columns) DO NOTHING. Returns how many rows were inserted.
  */
 export async function insertRows<T extends keyof Database & string>(
   db: Executor,
   table: T,
   rows: readonly Insertable<Database[T]>[],
   opts: { ignoreConflictOn?: readonly string[] } = {},
-): Promise<void> {
+): Promise<number> {
   const first = rows[0];
-  if (first === undefined) return;
+  if (first === undefined) return 0;
   const columns = Object.keys(first);
   const perStatement = Math.max(1, Math.floor(INSERT_VALUES_MAX / columns.length));
+  let inserted = 0;
   for (let i = 0; i < rows.length; i += perStatement) {
-    await insertChunk(db, table, columns, rows.length <= perStatement ? rows : rows.slice(i, i + perStatement), opts);
+    const chunk = rows.length <= perStatement ? rows : rows.slice(i, i + perStatement);
+    inserted += await insertChunk(db, table, columns, chunk, opts);
   }
+  return inserted;
 }
 
 async function insertChunk(
@@ -74,7 +77,7 @@ async function insertChunk(
   columns: string[],
   rows: readonly object[],
   opts: { ignoreConflictOn?: readonly string[] },
-): Promise<void> {
+): Promise<number> {
   const adapter = db.getExecutor().adapter.constructor;
   let byShape = inserts.get(adapter);
   if (!byShape) {
@@ -110,10 +113,11 @@ async function insertChunk(
       flat.push(value);
     }
   }
-  await db.executeQuery(
+  const result = await db.executeQuery(
     CompiledQuery.raw(
       compiled.sql,
       compiled.slots.map((i) => flat[i]),
     ),
   );
+  return Number(result.numAffectedRows ?? 0);
 }

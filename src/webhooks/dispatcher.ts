@@ -68,25 +68,34 @@ export class WebhookDispatcher {
    * event. Returns how many events it handled.
    */
   async fanOut(limit = 200): Promise<number> {
-    return this.deps.db.transaction().execute((trx) => this.#fanOutIn(trx, limit));
+    return this.deps.db.transaction().execute(async (trx) => (await this.#fanOutIn(trx, limit)).events);
   }
 
-  async #fanOutIn(trx: Executor, limit: number): Promise<number> {
+  /**
+   * Fans out up to `limit` events. The first `lease` deliveries it creates are created already
+   * leased to this worker and returned, ready to send: no claim query for new work.
+   */
+  async #fanOutIn(trx: Executor, limit: number, lease = 0): Promise<{ events: number; leased: Leased[] }> {
     const events = await repo.claimEvents(trx, limit, this.deps.isPostgres);
-    if (events.length === 0) return 0;
+    if (events.length === 0) return { events: 0, leased: [] };
     const businessIds = [...new Set(events.map((e) => e.business_id))];
     const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
       ...e,
       subscribed: new Set(JSON.parse(e.events) as string[]),
     }));
-    const now = this.deps.clock.now().toISOString();
+    const clockNow = this.deps.clock.now();
+    const now = clockNow.toISOString();
+    const leaseId = uuidv7();
+    const lockedUntil = new Date(clockNow.getTime() + this.leaseMs).toISOString();
     const rows: repo.DeliveryRow[] = [];
+    const leased: Leased[] = [];
     for (const event of events) {
       for (const endpoint of endpoints) {
         if (endpoint.business_id !== event.business_id || !endpoint.subscribed.has(event.type)) continue;
         // An endpoint gets the events that happened after it was created, not the history.
         if (endpoint.created_at > event.created_at) continue;
-        rows.push({
+        const take = leased.length < lease;
+        const row: repo.DeliveryRow = {
           id: uuidv7(),
           business_id: event.business_id,
           endpoint_id: endpoint.id,
@@ -100,20 +109,43 @@ export class WebhookDispatcher {
           next_attempt_at: now,
           delivered_at: null,
           requeue: 0,
-          lease_id: null,
-          locked_until: null,
+          lease_id: take ? leaseId : null,
+          locked_until: take ? lockedUntil : null,
           created_at: now,
           updated_at: now,
-        });
+        };
+        rows.push(row);
+        if (take) {
+          leased.push({
+            id: row.id,
+            endpoint_id: row.endpoint_id,
+            event_id: row.event_id,
+            event: row.event,
+            body: row.body,
+            url: endpoint.url,
+            secret_sealed: endpoint.secret_sealed,
+            lease_id: leaseId,
+          });
+        }
       }
     }
-    await repo.insertDeliveries(trx, rows);
+    const created = await repo.insertDeliveries(trx, rows);
     await repo.markDispatched(
       trx,
       events.map((e) => e.id),
       now,
     );
-    return events.length;
+    if (created < rows.length && leased.length > 0) {
+      // Some deliveries existed already (a fan-out made twice) and were left as they are: which
+      // of ours went in is not known, so the new rows' leases are given back for a claim to take.
+      await repo.releaseLeases(
+        trx,
+        leased.map((d) => d.id),
+        [leaseId],
+      );
+      return { events: events.length, leased: [] };
+    }
+    return { events: events.length, leased };
   }
 
   /** Claims up to `limit` due deliveries, attempts them concurrently and records them; returns how many. */
@@ -133,8 +165,8 @@ export class WebhookDispatcher {
    * The worker's loop. Up to `concurrency` attempts are in flight, fed from a local queue of
    * claimed deliveries (at most `concurrency` more), so a finished attempt's slot is refilled at
    * once. Bookkeeping happens in cycles, each one transaction (one durable commit): record the
-   * attempts that finished since the last cycle, fan out new events, claim due deliveries into
-   * the queue. A cycle runs once half the slots' worth of attempts have finished, when the queue
+   * attempts that finished since the last cycle, claim due deliveries into the queue, fan out
+   * new events into deliveries created leased into it. A cycle runs once half the slots' worth of attempts have finished, when the queue
    * runs dry, RECORD_WINDOW_MS after the first unrecorded attempt finished, and (slots free,
    * nothing finishing) every IDLE_POLL_MS to look for new work.
    *
@@ -235,8 +267,15 @@ export class WebhookDispatcher {
           [...new Set(release.map((d) => d.lease_id))],
         );
       }
-      const fannedOut = room > 0 ? await this.#fanOutIn(trx, 200) : 0;
-      return { outcomes, fannedOut, claimed: room > 0 ? await this.#claimIn(trx, room) : [] };
+      if (room === 0) return { outcomes, fannedOut: 0, claimed: [] };
+      // Due deliveries first (retries, expired leases), then new events' deliveries, created
+      // leased up to the room that is left. Only about as many events as there is room for are
+      // fanned out (at least one, so a backlog of retries never stalls them): events wait in the
+      // outbox rather than as unleased deliveries that a later cycle would have to claim.
+      const claimed = await this.#claimIn(trx, room);
+      const left = room - claimed.length;
+      const fanned = await this.#fanOutIn(trx, Math.min(200, Math.max(1, left)), left);
+      return { outcomes, fannedOut: fanned.events, claimed: [...claimed, ...fanned.leased] };
     });
   }
 

@@ -263,14 +263,17 @@ export function claimEvents(db: Executor, limit: number, isPostgres: boolean) {
 export function activeEndpointsOf(db: Executor, businessIds: string[]) {
   return db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'business_id', 'events', 'created_at'])
+    .select(['id', 'business_id', 'events', 'url', 'secret_sealed', 'created_at'])
     .where('business_id', 'in', businessIds)
     .where('active', '=', 1)
     .where('deleted_at', 'is', null)
     .execute();
 }
 
-/** Inserts deliveries; one that exists already (a fan-out run twice) is left as it is. */
+/**
+ * Inserts deliveries; one that exists already (a fan-out run twice) is left as it is. Returns
+ * how many were inserted.
+ */
 export function insertDeliveries(db: Executor, rows: DeliveryRow[]) {
   return insertRows(db, 'webhook_deliveries', rows, { ignoreConflictOn: ['event_id', 'endpoint_id'] });
 }

@@ -42,12 +42,7 @@ describe('insertRows (compiled once per shape)', () => {
     await insertRows(store.db, 'events', one);
     await insertRows(store.db, 'events', three);
     await insertRows(store.db, 'events', again); // the compiled 3-row statement, new values
-    const rows = await store.db
-      .selectFrom('events')
-      .selectAll()
-      .where('business_id', '=', businessId)
-      .orderBy('id')
-      .execute();
+    const rows = await eventsOf(businessId);
     expect(rows).toEqual([...one, ...three, ...again]);
   });
 
@@ -67,12 +62,7 @@ describe('insertRows (compiled once per shape)', () => {
     const { payload, id, ...rest } = event(businessId, 2);
     const b = { payload, ...rest, id };
     await insertRows(store.db, 'events', [a, b]);
-    const rows = await store.db
-      .selectFrom('events')
-      .selectAll()
-      .where('business_id', '=', businessId)
-      .orderBy('id')
-      .execute();
+    const rows = await eventsOf(businessId);
     expect(rows).toEqual([a, { ...rest, id, payload }]);
   });
 
@@ -85,12 +75,7 @@ describe('insertRows (compiled once per shape)', () => {
       ignoreConflictOn: ['id'],
     });
     expect(inserted).toBe(1); // b only
-    const rows = await store.db
-      .selectFrom('events')
-      .selectAll()
-      .where('business_id', '=', businessId)
-      .orderBy('id')
-      .execute();
+    const rows = await eventsOf(businessId);
     expect(rows).toEqual([a, b]);
     await expect(insertRows(store.db, 'events', [a])).rejects.toThrow();
   });

@@ -165,10 +165,10 @@ export class WebhookDispatcher {
    * The worker's loop. Up to `concurrency` attempts are in flight, fed from a local queue of
    * claimed deliveries (at most `concurrency` more), so a finished attempt's slot is refilled at
    * once. Bookkeeping happens in cycles, each one transaction (one durable commit): record the
-   * attempts that finished since the last cycle, claim due deliveries into the queue, fan out
-   * new events into deliveries created leased into it. A cycle runs once half the slots' worth of attempts have finished, when the queue
-   * runs dry, RECORD_WINDOW_MS after the first unrecorded attempt finished, and (slots free,
-   * nothing finishing) every IDLE_POLL_MS to look for new work.
+   * attempts that finished since the last cycle, claim due deliveries into the queue, fan out new
+   * events into deliveries created leased into it. A cycle runs once half the slots' worth of
+   * attempts have finished, when the queue runs dry, RECORD_WINDOW_MS after the first unrecorded
+   * attempt finished, and (slots free, nothing finishing) every IDLE_POLL_MS to look for new work.
    *
    * An attempt counts only once its cycle has committed (onOutcome is called then); a process
    * that dies before leaves leases that expire, and those attempts are made again (at least
@@ -254,8 +254,8 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One cycle's transaction: record what finished, give back `release`d leases (unsent), fan out
-   * new events, claim up to `room` due deliveries.
+   * One cycle's transaction: record what finished, give back `release`d leases (unsent), then
+   * fill up to `room`: due deliveries claimed, new events' deliveries created leased.
    */
   async #cycle(batch: Finished[], room: number, release: Leased[]): Promise<CycleResult> {
     return this.deps.db.transaction().execute(async (trx) => {

@@ -13,6 +13,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { coalesceWrites } from './http/write-coalescing.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  coalesceWrites(app);
   const { httpDuration } = deps.metrics;
   app.addHook('onResponse', async (request, reply) => {
     httpDuration.observe(

@@ -97,7 +97,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  coalesceWrites(app);
+  coalesceWrites(app, deps.store.endReadSnapshot);
   const { httpDuration } = deps.metrics;
   app.addHook('onResponse', async (request, reply) => {
     httpDuration.observe(

@@ -4,7 +4,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSqliteDriver } from './sqlite-driver.js';
+import { GroupCommitSqliteDriver, type Statements } from './sqlite-driver.js';
 
 interface Db {
   t: { id: number; note: string | null };
@@ -25,7 +25,7 @@ describe('GroupCommitSqliteDriver', () => {
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = FULL');
     raw.pragma('foreign_keys = ON');
-    driver = new GroupCommitSqliteDriver(raw, raw as unknown as SqliteDatabase);
+    driver = new GroupCommitSqliteDriver(raw, raw as unknown as Statements);
     const theDriver = driver;
     class TestDialect extends SqliteDialect {
       override createDriver(): Driver {
@@ -130,5 +130,66 @@ describe('GroupCommitSqliteDriver', () => {
     // reopen for afterEach
     const raw = new BetterSqlite3(path.join(dir, 'db.sqlite'));
     db = new Kysely<Db>({ dialect: new SqliteDialect({ database: raw as unknown as SqliteDatabase }) });
+  });
+
+  describe('reads outside a transaction', () => {
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    /** Another process's connection that writes. */
+    const writeElsewhere = (id: number) => {
+      const writer = new BetterSqlite3(path.join(dir, 'db.sqlite'));
+      try {
+        writer.prepare('insert into t (id, note) values (?, null)').run(id);
+      } finally {
+        writer.close();
+      }
+    };
+    const ids = async () => (await db.selectFrom('t').select('id').orderBy('id').execute()).map((r) => r.id);
+
+    it('run in their own read transaction when no snapshot is open', async () => {
+      await db.insertInto('t').values({ id: 1, note: null }).execute();
+      expect(await ids()).toEqual([1]);
+      writeElsewhere(2);
+      expect(await ids()).toEqual([1, 2]);
+    });
+
+    it('share the snapshot opened in this turn of the event loop, which ends with the turn', async () => {
+      await db.insertInto('t').values({ id: 1, note: null }).execute();
+      driver.openSnapshot();
+      expect(await ids()).toEqual([1]);
+      writeElsewhere(2);
+      // same turn: the snapshot taken by the first read
+      expect(await ids()).toEqual([1]);
+      await nextTurn();
+      await nextTurn();
+      expect(await ids()).toEqual([1, 2]);
+    });
+
+    it('give way to a write outside a transaction, which is durable when it returns', async () => {
+      driver.openSnapshot();
+      expect(await ids()).toEqual([]);
+      await db.insertInto('t').values({ id: 3, note: 'a' }).execute();
+      expect(visibleElsewhere(3)).toBe(true);
+      expect(await ids()).toEqual([3]);
+    });
+
+    it('give way to a transaction, whose work the next read sees', async () => {
+      driver.openSnapshot();
+      expect(await ids()).toEqual([]);
+      await db.transaction().execute((trx) => trx.insertInto('t').values({ id: 4, note: null }).execute());
+      expect(visibleElsewhere(4)).toBe(true);
+      expect(await ids()).toEqual([4]);
+    });
+
+    it("read data_version in the snapshot: it moves for another connection's commit, in a later turn", async () => {
+      const before = driver.dataVersion();
+      await db.insertInto('t').values({ id: 5, note: null }).execute();
+      await nextTurn();
+      expect(driver.dataVersion()).toBe(before);
+      writeElsewhere(6);
+      expect(driver.dataVersion()).toBe(before);
+      await nextTurn();
+      await nextTurn();
+      expect(driver.dataVersion()).not.toBe(before);
+    });
   });
 });

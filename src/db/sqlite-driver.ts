@@ -8,11 +8,19 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 
-type Statement = ReturnType<SqliteDatabase['prepare']>;
+/** A prepared statement; `readonly` is better-sqlite3's (sqlite3_stmt_readonly: writes nothing). */
+export type Statement = ReturnType<SqliteDatabase['prepare']> & { readonly readonly: boolean };
+export interface Statements {
+  prepare(sql: string): Statement;
+  close(): void;
+}
 
 /** One SQL statement on the single better-sqlite3 connection (as Kysely's own SQLite driver runs it). */
-function run<R>(db: SqliteDatabase, sql: string, parameters: readonly unknown[]): QueryResult<R> {
-  const stmt: Statement = db.prepare(sql);
+function run<R>(db: Statements, sql: string, parameters: readonly unknown[]): QueryResult<R> {
+  return runPrepared(db.prepare(sql), parameters);
+}
+
+function runPrepared<R>(stmt: Statement, parameters: readonly unknown[]): QueryResult<R> {
   if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
   const { changes, lastInsertRowid } = stmt.run(parameters);
   return {
@@ -61,14 +69,23 @@ class Lease implements DatabaseConnection {
   constructor(readonly driver: GroupCommitSqliteDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    // A query outside a transaction must not read a group's work before it is durable.
-    if (this.state === 'idle') this.driver.commitGroup();
-    return run<R>(this.driver.db, query.sql, query.parameters);
+    const stmt = this.driver.db.prepare(query.sql);
+    if (this.state === 'idle') {
+      // A query outside a transaction must not read a group's work before it is durable.
+      this.driver.commitGroup();
+      // A read runs in the open snapshot, if any; a write outside a transaction commits on its own.
+      if (!stmt.readonly) this.driver.endSnapshot();
+    }
+    return runPrepared<R>(stmt, query.parameters);
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite only streams select queries');
-    if (this.state === 'idle') this.driver.commitGroup();
+    if (this.state === 'idle') {
+      this.driver.commitGroup();
+      // A statement left running across awaits cannot live in a snapshot that a turn ends.
+      this.driver.endSnapshot();
+    }
     const stmt = this.driver.db.prepare(query.sql);
     for (const row of stmt.iterate(query.parameters)) yield { rows: [row as R] };
   }
@@ -88,20 +105,69 @@ class Lease implements DatabaseConnection {
  * - A query outside a transaction first commits the open group, so reads never see work that is
  *   not yet durable.
  * - Transactions are taken in arrival order; a group holds those that were queued while it ran.
+ *
+ * Read snapshots: every statement outside a transaction otherwise opens and closes a read
+ * transaction of its own (shared-memory locks: about as much as a primary-key read itself).
+ * `openSnapshot` (the authentication of each request, through `dataVersion`) opens one read
+ * transaction that the reads outside a transaction then share until the end of this turn of the
+ * event loop (setImmediate: the check phase right after the poll phase whose requests opened it),
+ * or until a write needs the connection. Under load, the requests of one poll phase share one.
+ * A request still sees every commit made before it arrived: the requests handled in a poll phase
+ * all arrived before it began, and the snapshot is taken after that, in their handling. A
+ * snapshot never holds a group's uncommitted work (the group is committed first).
  */
 export class GroupCommitSqliteDriver implements Driver {
   readonly #lock = new FifoLock();
   readonly #database: BetterSqlite3.Database;
-  readonly db: SqliteDatabase;
+  readonly db: Statements;
+  /** A read transaction (this turn's snapshot) is open on the connection. */
+  #snapshot = false;
+  #snapshotEndScheduled = false;
+  readonly #dataVersion: Statement;
   /** Transactions released into the open outer transaction, waiting for its COMMIT. */
   #group: Waiter[] | null = null;
   #flushScheduled = false;
   /** Counts for tests and metrics: transactions committed, and the COMMITs that carried them. */
   readonly stats = { transactions: 0, commits: 0 };
 
-  constructor(database: BetterSqlite3.Database, statements: SqliteDatabase) {
+  constructor(database: BetterSqlite3.Database, statements: Statements) {
     this.#database = database;
     this.db = statements;
+    this.#dataVersion = statements.prepare('pragma data_version');
+  }
+
+  /**
+   * SQLite's data_version: it moves when another connection (another process: the admin CLI, a
+   * worker) commits. Read in this turn's snapshot, so a cache checking it on every request pays
+   * for it about once a turn, and sees the same state as the reads that follow.
+   */
+  dataVersion(): number {
+    this.openSnapshot();
+    return (this.#dataVersion.all([])[0] as { data_version: number }).data_version;
+  }
+
+  /**
+   * Opens a read snapshot for the rest of this turn, unless a transaction (a snapshot or a group)
+   * is open. Nothing can be mid-statement when the turn ends (statements run synchronously; a
+   * transaction or a stream ends the snapshot before it starts), so it ends without the lock.
+   */
+  openSnapshot(): void {
+    if (this.#database.inTransaction) return;
+    run(this.db, 'begin', []);
+    this.#snapshot = true;
+    if (this.#snapshotEndScheduled) return;
+    this.#snapshotEndScheduled = true;
+    setImmediate(() => {
+      this.#snapshotEndScheduled = false;
+      this.endSnapshot();
+    });
+  }
+
+  /** Ends the read snapshot, if one is open (a read transaction: its COMMIT writes nothing). */
+  endSnapshot(): void {
+    if (!this.#snapshot) return;
+    this.#snapshot = false;
+    if (this.#database.inTransaction) run(this.db, 'commit', []);
   }
 
   async init(): Promise<void> {}
@@ -114,6 +180,7 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     if (this.#group === null) {
+      this.endSnapshot();
       // IMMEDIATE: take the write lock now (waiting on busy_timeout if the admin CLI holds it),
       // rather than failing with SQLITE_BUSY on the first write of a deferred transaction.
       run(this.db, 'begin immediate', []);
@@ -170,6 +237,7 @@ export class GroupCommitSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#lock.acquire();
     try {
+      this.endSnapshot();
       this.commitGroup();
     } finally {
       this.#database.close();

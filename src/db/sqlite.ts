@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, type SqliteDatabase, SqliteDialect } from 'kysely';
-import { GroupCommitSqliteDriver } from './sqlite-driver.js';
+import { GroupCommitSqliteDriver, type Statement, type Statements } from './sqlite-driver.js';
 
 type Row = Record<string, unknown>;
-type PreparedStatement = ReturnType<SqliteDatabase['prepare']>;
 
 /**
  * better-sqlite3 builds each result row as an object through V8's API, one property at a time;
@@ -23,11 +22,12 @@ function rowBuilder(columns: string[]): (values: unknown[]) => Row {
   return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Row;
 }
 
-function fastReader(stmt: BetterSqlite3.Statement): PreparedStatement {
+function fastReader(stmt: BetterSqlite3.Statement): Statement {
   const build = rowBuilder(stmt.columns().map((c) => c.name));
   stmt.raw(true);
   return {
     reader: true,
+    readonly: stmt.readonly,
     all: (parameters: ReadonlyArray<unknown>) => (stmt.all(parameters) as unknown[][]).map(build),
     run: () => {
       throw new Error('a reader statement cannot be run');
@@ -44,15 +44,15 @@ function fastReader(stmt: BetterSqlite3.Statement): PreparedStatement {
  * queries come from a small set of builders, so a bounded cache of prepared statements keyed by
  * SQL text keeps them hot.
  */
-function withStatementCache(db: BetterSqlite3.Database, max = 500): SqliteDatabase {
-  const cache = new Map<string, PreparedStatement>();
+function withStatementCache(db: BetterSqlite3.Database, max = 500): Statements {
+  const cache = new Map<string, Statement>();
   return {
     close: () => db.close(),
     prepare(sql: string) {
       let stmt = cache.get(sql);
       if (!stmt) {
         const prepared = db.prepare(sql);
-        stmt = prepared.reader ? fastReader(prepared) : (prepared as unknown as PreparedStatement);
+        stmt = prepared.reader ? fastReader(prepared) : (prepared as unknown as Statement);
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
         cache.set(sql, stmt);
       }
@@ -62,18 +62,19 @@ function withStatementCache(db: BetterSqlite3.Database, max = 500): SqliteDataba
 }
 
 class AppSqliteDialect extends SqliteDialect {
-  readonly #raw: BetterSqlite3.Database;
-  constructor(raw: BetterSqlite3.Database) {
+  readonly #driver: GroupCommitSqliteDriver;
+  constructor(raw: BetterSqlite3.Database, driver: GroupCommitSqliteDriver) {
     super({ database: raw as unknown as SqliteDatabase });
-    this.#raw = raw;
+    this.#driver = driver;
   }
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.#raw, withStatementCache(this.#raw));
+    return this.#driver;
   }
 }
 
 export function openSqlite(dataDir: string): {
   dialect: SqliteDialect;
+  driver: GroupCommitSqliteDriver;
   raw: BetterSqlite3.Database;
 } {
   fs.mkdirSync(dataDir, { recursive: true });
@@ -84,5 +85,6 @@ export function openSqlite(dataDir: string): {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
-  return { dialect: new AppSqliteDialect(raw), raw };
+  const driver = new GroupCommitSqliteDriver(raw, withStatementCache(raw));
+  return { dialect: new AppSqliteDialect(raw, driver), driver, raw };
 }

@@ -18,6 +18,11 @@ export interface Store {
    * that must notice the admin CLI's writes; absent where there is no cheap signal (PostgreSQL).
    */
   readonly otherCommits?: () => unknown;
+  /**
+   * Ends the read snapshot that requests of this turn of the event loop share (SQLite, see
+   * db/sqlite-driver.ts); called before their responses are written. Absent on PostgreSQL.
+   */
+  readonly endReadSnapshot?: () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -38,13 +43,13 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPo
       close: () => db.destroy(),
     };
   }
-  const { dialect, raw } = openSqlite(config.dataDir);
+  const { dialect, driver } = openSqlite(config.dataDir);
   const db = new Kysely<Database>({ dialect });
-  const dataVersion = raw.prepare('pragma data_version').pluck();
   return {
     kind: 'sqlite',
     db,
-    otherCommits: () => dataVersion.get(),
+    otherCommits: () => driver.dataVersion(),
+    endReadSnapshot: () => driver.endSnapshot(),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

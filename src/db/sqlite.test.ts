@@ -40,3 +40,21 @@ describe('SQLite rows read as arrays and built per statement', () => {
     expect(result.numAffectedRows).toBe(1n);
   });
 });
+
+describe('openSqlite', () => {
+  it('opens the store durable (WAL, synchronous=FULL) with temporary files in memory', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-open-'));
+    const { raw } = openSqlite(dir);
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      // 2 = FULL
+      expect(raw.pragma('synchronous', { simple: true })).toBe(2);
+      expect(raw.pragma('foreign_keys', { simple: true })).toBe(1);
+      // 2 = MEMORY: savepoints' statement journals stay off the disk
+      expect(raw.pragma('temp_store', { simple: true })).toBe(2);
+    } finally {
+      raw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

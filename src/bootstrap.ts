@@ -21,11 +21,17 @@ export interface Runtime {
 
 /** config -> logger -> store (migrated) -> services: shared by the server, the worker and the CLI. */
 export async function bootstrap(
-  options: { env?: Record<string, string | undefined>; logLevel?: string; logToStderr?: boolean } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    logLevel?: string;
+    logToStderr?: boolean;
+    /** a one-off command (the admin CLI): no background threads */
+    shortLived?: boolean;
+  } = {},
 ): Promise<Runtime> {
   const config = loadConfig(options.env);
   const logger = createLogger(options.logLevel ?? config.logLevel, options.logToStderr ? 2 : 1);
-  const store = openStore(config);
+  const store = openStore(config, { backgroundCheckpoints: !options.shortLived });
   try {
     await migrate(store.db);
   } catch (error) {

@@ -158,7 +158,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   // Imported late so that `--help` and usage errors answer without opening the store.
   const { bootstrap } = await import('../bootstrap.js');
-  const runtime = await bootstrap({ env: io.env, logLevel: 'warn', logToStderr: true });
+  const runtime = await bootstrap({ env: io.env, logLevel: 'warn', logToStderr: true, shortLived: true });
   try {
     const result = await command(values, runtime.services.businesses);
     io.out(json ? JSON.stringify(result.json) : result.text);

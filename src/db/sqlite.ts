@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { BACKSTOP_PAGES, Checkpointer } from './sqlite-checkpointer.js';
 import { GroupCommitSqliteDriver, type Statement, type Statements } from './sqlite-driver.js';
 
 type Row = Record<string, unknown>;
@@ -72,13 +73,23 @@ class AppSqliteDialect extends SqliteDialect {
   }
 }
 
-export function openSqlite(dataDir: string): {
+/**
+ * Opens the store's one connection. `backgroundCheckpoints` moves WAL checkpoints to a thread of
+ * their own (sqlite-checkpointer.ts): for long-running processes; short ones (the admin CLI,
+ * tests) need not start a thread.
+ */
+export function openSqlite(
+  dataDir: string,
+  opts: { backgroundCheckpoints?: boolean } = {},
+): {
   dialect: SqliteDialect;
   driver: GroupCommitSqliteDriver;
   raw: BetterSqlite3.Database;
+  checkpointer: Checkpointer | undefined;
 } {
   fs.mkdirSync(dataDir, { recursive: true });
-  const raw = new BetterSqlite3(path.join(dataDir, 'receivables.db'));
+  const file = path.join(dataDir, 'receivables.db');
+  const raw = new BetterSqlite3(file);
   // PRODUCT part 1: WAL + synchronous=FULL, so a write answered 2xx survives a kill or power loss.
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = FULL');
@@ -90,6 +101,11 @@ export function openSqlite(dataDir: string): {
   // default: that file I/O was half the cost of inserting a due. It only serves rolling back a
   // savepoint, so it lives in memory (as do sorts, which our indexed queries rarely need).
   raw.pragma('temp_store = memory');
+  let checkpointer: Checkpointer | undefined;
+  if (opts.backgroundCheckpoints) {
+    raw.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    checkpointer = new Checkpointer(file);
+  }
   const driver = new GroupCommitSqliteDriver(raw, withStatementCache(raw));
-  return { dialect: new AppSqliteDialect(raw, driver), driver, raw };
+  return { dialect: new AppSqliteDialect(raw, driver), driver, raw, checkpointer };
 }

@@ -29,7 +29,14 @@ export interface Store {
 
 export class MigrationError extends Error {}
 
-export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>): Store {
+/**
+ * `backgroundCheckpoints`: on SQLite, checkpoint the WAL on a thread of its own (long-running
+ * processes: the server and the worker; see db/sqlite-checkpointer.ts).
+ */
+export function openStore(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,
+  opts: { backgroundCheckpoints?: boolean } = {},
+): Store {
   if (config.databaseUrl) {
     const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax);
     const db = new Kysely<Database>({ dialect });
@@ -43,7 +50,7 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPo
       close: () => db.destroy(),
     };
   }
-  const { dialect, driver } = openSqlite(config.dataDir);
+  const { dialect, driver, checkpointer } = openSqlite(config.dataDir, opts);
   const db = new Kysely<Database>({ dialect });
   return {
     kind: 'sqlite',
@@ -53,7 +60,10 @@ export function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPo
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await checkpointer?.stop();
+    },
   };
 }
 

@@ -84,6 +84,50 @@ function matchingDues(db: Executor, businessId: string, words: FuzzyWord[]) {
   return fromFuzzyMatches(db, businessId, words, 'transactions');
 }
 
+function listQuery(q: ReturnType<typeof withContact>, filter: TransactionFilter, limit: number, offset: number) {
+  return applyFilter(q, filter)
+    .orderBy('transactions.due_date', 'desc')
+    .orderBy('transactions.created_at', 'desc')
+    .orderBy('transactions.id', 'desc')
+    .limit(limit)
+    .offset(offset);
+}
+
+type ListArgs = { businessId: string; today: string; limit: number; offset: number } & Partial<
+  Record<'contactId' | 'since' | 'dueFrom' | 'dueTo', string>
+>;
+/** The list statement per filter shape (the status, and which filters are given): at most 80. */
+const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<TransactionView[]>>();
+
+function listForShape(filter: TransactionFilter) {
+  const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
+  const shape = `${filter.status ?? ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}`;
+  let query = listByShape.get(shape);
+  if (!query) {
+    query = precompiled<ListArgs, TransactionView>((db, arg) => {
+      const stand = (value: unknown, name: 'contactId' | 'since' | 'dueFrom' | 'dueTo') =>
+        value === undefined ? undefined : arg(name);
+      const standIns: TransactionFilter = {
+        status: filter.status,
+        contactId: stand(filter.contactId, 'contactId'),
+        since: stand(filter.since, 'since'),
+        dueFrom: stand(filter.dueFrom, 'dueFrom'),
+        dueTo: stand(filter.dueTo, 'dueTo'),
+        today: arg('today'),
+      };
+      return listQuery(
+        withContact(db).where('transactions.business_id', '=', arg('businessId')),
+        standIns,
+        arg('limit'),
+        arg('offset'),
+      );
+    });
+    listByShape.set(shape, query);
+  }
+  return query;
+}
+
+/** A page of the business's dues, newest due date first (on every list: compiled once per filter shape). */
 export function listTransactions(
   db: Executor,
   businessId: string,
@@ -91,14 +135,26 @@ export function listTransactions(
   limit: number,
   offset: number,
 ): Promise<TransactionView[]> {
-  const from = filter.contactName === undefined ? undefined : matchingDues(db, businessId, filter.contactName);
-  return applyFilter(withContact(db, from).where('transactions.business_id', '=', businessId), filter)
-    .orderBy('transactions.due_date', 'desc')
-    .orderBy('transactions.created_at', 'desc')
-    .orderBy('transactions.id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  if (filter.contactName !== undefined) {
+    // The earlier shape's fuzzy search: as many terms as the query has words, built each time.
+    const from = matchingDues(db, businessId, filter.contactName);
+    return listQuery(
+      withContact(db, from).where('transactions.business_id', '=', businessId),
+      filter,
+      limit,
+      offset,
+    ).execute();
+  }
+  return listForShape(filter)(db, {
+    businessId,
+    today: filter.today,
+    limit,
+    offset,
+    ...(filter.contactId !== undefined && { contactId: filter.contactId }),
+    ...(filter.since !== undefined && { since: filter.since }),
+    ...(filter.dueFrom !== undefined && { dueFrom: filter.dueFrom }),
+    ...(filter.dueTo !== undefined && { dueTo: filter.dueTo }),
+  });
 }
 
 export async function countTransactions(db: Executor, businessId: string, filter: TransactionFilter): Promise<number> {

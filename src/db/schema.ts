@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Generated, Kysely, Transaction } from 'kysely';
 
 /**
  * Table shapes as the code sees them on both stores. Timestamps are ISO 8601 UTC strings with
@@ -42,6 +42,8 @@ export interface BusinessTotalsTable {
   paid_count: number;
   paid_paise: number;
   contact_count: number;
+  /** moves with every change to the business's dues or contacts (triggers; see its migration) */
+  data_version: Generated<number>;
 }
 
 /** Stored-pending dues per due date: lets "pending but already past due" be summed without a scan. */

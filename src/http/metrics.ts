@@ -16,6 +16,12 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    listPageCache: new Counter({
+      name: 'list_page_cache_total',
+      help: 'GET /v1/transactions pages served rendered (hit) or read from the store (miss)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     webhookDeliveries: new Counter({
       name: 'webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome',

@@ -1,14 +1,22 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { PageCache } from './page-cache.js';
 import { presentTransaction } from './presenter.js';
 import { CreateTransactionBody, ListTransactionsQuery, MarkPaidBody, Transaction } from './schema.js';
 
+/** Sends a body already serialized by the route's response schema (the typed reply wants the object). */
+function sendRendered(reply: FastifyReply, body: string) {
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
 export async function transactionRoutes(app: App) {
   const { transactions } = app.deps.services;
-  const { publicBaseUrl } = app.deps.config;
+  const { publicBaseUrl, listCacheBytes } = app.deps.config;
+  const pages = listCacheBytes > 0 ? new PageCache(listCacheBytes) : undefined;
+  const pageOutcomes = app.deps.metrics.listPageCache;
   const ctx = (request: FastifyRequest) => ({
     today: transactions.today(request.auth.business),
     publicBaseUrl,
@@ -26,16 +34,37 @@ export async function transactionRoutes(app: App) {
         response: { 200: Page(ref(Transaction)), ...errorResponses() },
       },
     },
-    async (request) => {
-      const page = await transactions.list(request.auth.business, request.query);
-      const c = ctx(request);
-      return {
+    async (request, reply) => {
+      const { business } = request.auth;
+      const today = transactions.today(business);
+      const { status, contact_id, since, limit, offset } = request.query;
+      // Pages asked for again and again (a dashboard's overdue list, an ERP re-reading page 1) are
+      // served rendered while nothing of the business has changed. Incremental syncs (since)
+      // hardly ever repeat a page, so they are not kept.
+      const key =
+        pages && since === undefined
+          ? `${business.id} ${today} ${status ?? ''} ${contact_id ?? ''} ${limit ?? ''} ${offset ?? ''}`
+          : undefined;
+      const version = key === undefined ? 0 : await transactions.dataVersion(business);
+      if (key !== undefined) {
+        const body = pages?.get(key, version);
+        pageOutcomes.inc({ outcome: body === undefined ? 'miss' : 'hit' });
+        if (body !== undefined) return sendRendered(reply, body);
+      }
+      const page = await transactions.list(business, request.query, {}, today);
+      const c = { today, publicBaseUrl };
+      const payload = {
         data: page.rows.map((r) => presentTransaction(r, c)),
         total: page.total,
         limit: page.limit,
         offset: page.offset,
         hasMore: page.offset + page.rows.length < page.total,
       };
+      if (key === undefined) return payload;
+      // The route's own response serializer, as Fastify would have run it for `payload`.
+      const body = reply.serialize(payload) as string;
+      pages?.set(key, version, body);
+      return sendRendered(reply, body);
     },
   );
 

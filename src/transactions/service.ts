@@ -107,10 +107,16 @@ export class TransactionService {
    * either bound optional) and a fuzzy contact-name search (contacts/fuzzy.ts; a search without
    * any word is ignored).
    */
+  /** The business's data version (summary/aggregates.ts): what a rendered list page is kept with. */
+  dataVersion(business: BusinessRow): Promise<number> {
+    return aggregates.readDataVersion(this.deps.db, business.id);
+  }
+
   async list(
     business: BusinessRow,
     query: ListTransactionsInput,
     more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string } = {},
+    today: string = this.today(business),
   ) {
     const filter: repo.TransactionFilter = {
       status: query.status as repo.TransactionFilter['status'],
@@ -119,7 +125,7 @@ export class TransactionService {
       dueFrom: more.dueFrom,
       dueTo: more.dueTo,
       contactName: more.fuzzyContactName === undefined ? undefined : (fuzzyQuery(more.fuzzyContactName) ?? undefined),
-      today: this.today(business),
+      today,
     };
     const onlyStatus =
       filter.contactId === undefined &&

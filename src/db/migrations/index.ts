@@ -5,6 +5,7 @@ import * as contactNameTerms from './2026-11-21T05-00_contact-name-terms.js';
 import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
 import * as webhooks from './2026-11-22T00-00_webhooks.js';
 import * as leanerWriteIndexes from './2026-11-23T00-00_leaner-write-indexes.js';
+import * as businessDataVersion from './2026-11-23T01-00_business-data-version.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21T06-00_payment-claims': paymentClaims,
   '2026-11-22T00-00_webhooks': webhooks,
   '2026-11-23T00-00_leaner-write-indexes': leanerWriteIndexes,
+  '2026-11-23T01-00_business-data-version': businessDataVersion,
 };

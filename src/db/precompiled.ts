@@ -1,4 +1,4 @@
-import { type Compilable, CompiledQuery, type Insertable } from 'kysely';
+import { type Compilable, CompiledQuery, type Insertable, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import type { Database, Executor } from './schema.js';
 
 const MARK = '\u0000arg:';
@@ -32,6 +32,28 @@ export function precompiled<Args extends Record<string, unknown>, Row>(
     const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values));
     return result.rows;
   };
+}
+
+/** Whether `db` runs on PostgreSQL (for statements whose SQL differs by store). */
+export function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * `column IN (the values)` with all the values in one bound parameter, so that one precompiled
+ * statement serves any number of them: a JSON array read by json_each on SQLite, an array
+ * compared with = ANY on PostgreSQL. `values` is a stand-in (`arg`); give its value through
+ * `listArg`.
+ */
+export function inList(db: Executor, column: string, values: never): RawBuilder<boolean> {
+  return isPostgres(db)
+    ? sql<boolean>`${sql.ref(column)} = any(${values})`
+    : sql<boolean>`${sql.ref(column)} in (select value from json_each(${values}))`;
+}
+
+/** The value of an `inList` stand-in for this store. */
+export function listArg(db: Executor, values: readonly (string | number)[]): never {
+  return (isPostgres(db) ? values : JSON.stringify(values)) as never;
 }
 
 interface CompiledInsert {

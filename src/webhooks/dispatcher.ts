@@ -29,7 +29,6 @@ export interface DispatcherDeps {
   clock: Clock;
   sender: WebhookSender;
   secretBox: () => Promise<SecretBox>;
-  isPostgres: boolean;
   /** WEBHOOK_TIMEOUT_MS: the sender's bound on one attempt; the lease is sized from it */
   timeoutMs: number;
 }
@@ -76,7 +75,7 @@ export class WebhookDispatcher {
    * leased to this worker and returned, ready to send: no claim query for new work.
    */
   async #fanOutIn(trx: Executor, limit: number, lease = 0): Promise<{ events: number; leased: Leased[] }> {
-    const events = await repo.claimEvents(trx, limit, this.deps.isPostgres);
+    const events = await repo.claimEvents(trx, limit);
     if (events.length === 0) return { events: 0, leased: [] };
     const businessIds = [...new Set(events.map((e) => e.business_id))];
     const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
@@ -106,7 +105,8 @@ export class WebhookDispatcher {
           attempts: 0,
           response_status: null,
           error: null,
-          next_attempt_at: now,
+          // leased: due again only if this worker's lease runs out (see repo.claimDeliveries)
+          next_attempt_at: take ? lockedUntil : now,
           delivered_at: null,
           requeue: 0,
           lease_id: take ? leaseId : null,
@@ -142,6 +142,7 @@ export class WebhookDispatcher {
         trx,
         leased.map((d) => d.id),
         [leaseId],
+        now,
       );
       return { events: events.length, leased: [] };
     }
@@ -265,6 +266,7 @@ export class WebhookDispatcher {
           trx,
           release.map((d) => d.id),
           [...new Set(release.map((d) => d.lease_id))],
+          this.deps.clock.now().toISOString(),
         );
       }
       if (room === 0) return { outcomes, fannedOut: 0, claimed: [] };
@@ -287,7 +289,6 @@ export class WebhookDispatcher {
       leaseId,
       lockedUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
       limit,
-      isPostgres: this.deps.isPostgres,
     });
     if (ids.length === 0) return [];
     const rows = await repo.leasedDeliveries(trx, ids, leaseId);
@@ -307,18 +308,16 @@ export class WebhookDispatcher {
 
   /** Records finished attempts, each only if its lease is still ours, in the caller's transaction. */
   async #recordIn(trx: Executor, batch: Finished[]): Promise<AttemptOutcome[]> {
-    const { isPostgres } = this.deps;
     const now = this.deps.clock.now();
     const at = now.toISOString();
     // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
     const endpointIds = [...new Set(batch.map((b) => b.delivery.endpoint_id))].sort();
-    for (const id of endpointIds) await repo.lockEndpoint(trx, id, isPostgres);
+    for (const id of endpointIds) await repo.lockEndpoint(trx, id);
     const held = new Map(
       (
         await repo.findLeasedMany(
           trx,
           batch.map((b) => b.delivery.id),
-          isPostgres,
         )
       ).map((row) => [row.id, row]),
     );

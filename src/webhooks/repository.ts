@@ -1,4 +1,4 @@
-import { insertRows } from '../db/precompiled.js';
+import { inList, insertRows, isPostgres, listArg, precompiled } from '../db/precompiled.js';
 import type { Executor, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { WebhookResult } from './sender.js';
@@ -49,12 +49,12 @@ export function findEndpoint(db: Executor, businessId: string, id: string) {
  * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
  * so that two concurrent creates cannot both see 19 endpoints and make 21.
  */
-export function lockBusiness(db: Executor, businessId: string, isPostgres: boolean) {
+export function lockBusiness(db: Executor, businessId: string) {
   return db
     .selectFrom('businesses')
     .select('id')
     .where('id', '=', businessId)
-    .$if(isPostgres, (q) => q.forUpdate())
+    .$if(isPostgres(db), (q) => q.forUpdate())
     .executeTakeFirst();
 }
 
@@ -73,13 +73,10 @@ export function softDeleteEndpoint(db: Executor, businessId: string, id: string,
  * takes the endpoint before its delivery, like delete and auto-disable do, so that concurrent
  * outcomes for one endpoint queue up instead of deadlocking.
  */
-export function lockEndpoint(db: Executor, id: string, isPostgres: boolean) {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where('id', '=', id)
-    .$if(isPostgres, (q) => q.forUpdate())
-    .executeTakeFirst();
+export async function lockEndpoint(db: Executor, id: string) {
+  // SQLite has one writer: the transaction holds every row already.
+  if (!isPostgres(db)) return;
+  await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 /** The test operation touches only last_triggered_at: a sample says nothing about real deliveries. */
@@ -92,30 +89,38 @@ export function touchEndpoint(db: Executor, id: string, at: string) {
  * run of failures (`reset`), the failures after the last success extend it. Returns the endpoint
  * as it now is (to decide on auto-disable and further retries).
  */
-export function recordEndpointOutcomes(
+type EndpointOutcomeArgs = { id: string; failuresAfter: number; failingSince: string | null; at: string };
+type EndpointAfterOutcomes = Pick<EndpointRow, 'active' | 'deleted_at' | 'failing_since'>;
+const endpointOutcomesAfterSuccess = precompiled<EndpointOutcomeArgs, EndpointAfterOutcomes>((db, arg) =>
+  db
+    .updateTable('webhook_endpoints')
+    .set({ failure_count: arg('failuresAfter'), failing_since: arg('failingSince'), last_triggered_at: arg('at') })
+    .where('id', '=', arg('id'))
+    .returning(['active', 'deleted_at', 'failing_since']),
+);
+const endpointOutcomesAllFailed = precompiled<Omit<EndpointOutcomeArgs, 'failingSince'>, EndpointAfterOutcomes>(
+  (db, arg) =>
+    db
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({
+        failure_count: eb('failure_count', '+', arg('failuresAfter')),
+        failing_since: eb.fn.coalesce('failing_since', eb.val(arg('at'))),
+        last_triggered_at: arg('at'),
+      }))
+      .where('id', '=', arg('id'))
+      .returning(['active', 'deleted_at', 'failing_since']),
+);
+
+export async function recordEndpointOutcomes(
   db: Executor,
   id: string,
   batch: { reset: boolean; failuresAfter: number; at: string },
-) {
+): Promise<EndpointAfterOutcomes | undefined> {
   const { reset, failuresAfter, at } = batch;
-  return db
-    .updateTable('webhook_endpoints')
-    .set((eb) =>
-      reset
-        ? {
-            failure_count: failuresAfter,
-            failing_since: failuresAfter > 0 ? at : null,
-            last_triggered_at: at,
-          }
-        : {
-            failure_count: eb('failure_count', '+', failuresAfter),
-            failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
-            last_triggered_at: at,
-          },
-    )
-    .where('id', '=', id)
-    .returning(['active', 'deleted_at', 'failing_since'])
-    .executeTakeFirst();
+  const rows = reset
+    ? await endpointOutcomesAfterSuccess(db, { id, failuresAfter, failingSince: failuresAfter > 0 ? at : null, at })
+    : await endpointOutcomesAllFailed(db, { id, failuresAfter, at });
+  return rows[0];
 }
 
 export function disableEndpoint(db: Executor, id: string, reason: string, at: string) {
@@ -246,28 +251,45 @@ export function cancelQueued(db: Executor, endpointId: string, reason: string, a
 
 /* ---------- the dispatcher's queue ---------- */
 
-/** Outbox events not yet fanned out, oldest first; locked (SKIP LOCKED) against other workers. */
-export function claimEvents(db: Executor, limit: number, isPostgres: boolean) {
-  return db
+/*
+ * The dispatcher's statements run every cycle: each is compiled once (precompiled), with lists of
+ * ids bound as one parameter (inList).
+ */
+
+const claimEventsQuery = precompiled<
+  { limit: number },
+  { id: string; business_id: string; type: string; payload: string; created_at: string }
+>((db, arg) =>
+  db
     .selectFrom('events')
     .select(['id', 'business_id', 'type', 'payload', 'created_at'])
     .where('dispatched_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
-    .limit(limit)
-    .$if(isPostgres, (q) => q.forUpdate().skipLocked())
-    .execute();
+    .limit(arg('limit'))
+    .$if(isPostgres(db), (q) => q.forUpdate().skipLocked()),
+);
+
+/** Outbox events not yet fanned out, oldest first; locked (SKIP LOCKED) against other workers. */
+export function claimEvents(db: Executor, limit: number) {
+  return claimEventsQuery(db, { limit });
 }
+
+const activeEndpointsQuery = precompiled<
+  { businessIds: never },
+  Pick<EndpointRow, 'id' | 'business_id' | 'events' | 'url' | 'secret_sealed' | 'created_at'>
+>((db, arg) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'business_id', 'events', 'url', 'secret_sealed', 'created_at'])
+    .where(inList(db, 'business_id', arg('businessIds')))
+    .where('active', '=', 1)
+    .where('deleted_at', 'is', null),
+);
 
 /** Active endpoints of these businesses (the fan-out filters by event name in memory). */
 export function activeEndpointsOf(db: Executor, businessIds: string[]) {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'business_id', 'events', 'url', 'secret_sealed', 'created_at'])
-    .where('business_id', 'in', businessIds)
-    .where('active', '=', 1)
-    .where('deleted_at', 'is', null)
-    .execute();
+  return activeEndpointsQuery(db, { businessIds: listArg(db, businessIds) });
 }
 
 /**
@@ -278,27 +300,45 @@ export function insertDeliveries(db: Executor, rows: DeliveryRow[]) {
   return insertRows(db, 'webhook_deliveries', rows, { ignoreConflictOn: ['event_id', 'endpoint_id'] });
 }
 
-export function markDispatched(db: Executor, ids: string[], at: string) {
-  return db.updateTable('events').set({ dispatched_at: at }).where('id', 'in', ids).execute();
+const markDispatchedQuery = precompiled<{ ids: never; at: string }, never>((db, arg) =>
+  db
+    .updateTable('events')
+    .set({ dispatched_at: arg('at') })
+    .where(inList(db, 'id', arg('ids'))),
+);
+
+export async function markDispatched(db: Executor, ids: string[], at: string) {
+  await markDispatchedQuery(db, { ids: listArg(db, ids), at });
 }
 
 /**
  * Leases up to `limit` deliveries whose next attempt is due (or whose sender's lease ran out: a
- * crash mid-attempt) to `leaseId`, for endpoints still active. On PostgreSQL the rows are picked
+ * crash mid-attempt) to `leaseId`, for endpoints still active. A leased delivery's next attempt
+ * is due when its lease runs out (next_attempt_at = locked_until): the attempt in flight records
+ * the real next one, and until then the due index does not hold it among the due ones, so the
+ * claim never walks past the deliveries in flight. On PostgreSQL the rows are picked
  * FOR UPDATE SKIP LOCKED, so concurrent workers never take the same row; the caller runs this in
  * a transaction.
  */
 export async function claimDeliveries(
   db: Executor,
-  opts: { now: string; leaseId: string; lockedUntil: string; limit: number; isPostgres: boolean },
+  opts: { now: string; leaseId: string; lockedUntil: string; limit: number },
 ): Promise<string[]> {
-  // Driven by the due index (next_attempt_at), with the endpoint checked per row: an `endpoint_id
-  // in (active endpoints)` filter let SQLite walk every delivery an endpoint ever had and sort them.
-  const rows = await db
+  const rows = await dueDeliveriesQuery(db, { now: opts.now, limit: opts.limit });
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return [];
+  await leaseQuery(db, { ids: listArg(db, ids), leaseId: opts.leaseId, lockedUntil: opts.lockedUntil });
+  return ids;
+}
+
+// Driven by the due index (next_attempt_at), with the endpoint checked per row: an `endpoint_id
+// in (active endpoints)` filter let SQLite walk every delivery an endpoint ever had and sort them.
+const dueDeliveriesQuery = precompiled<{ now: string; limit: number }, { id: string }>((db, arg) =>
+  db
     .selectFrom('webhook_deliveries as d')
     .select('d.id')
-    .where('d.next_attempt_at', '<=', opts.now)
-    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', opts.now)]))
+    .where('d.next_attempt_at', '<=', arg('now'))
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', arg('now'))]))
     .where(({ exists, selectFrom }) =>
       exists(
         selectFrom('webhook_endpoints as e')
@@ -309,50 +349,65 @@ export async function claimDeliveries(
       ),
     )
     .orderBy('d.next_attempt_at')
-    .limit(opts.limit)
-    .$if(opts.isPostgres, (q) => q.forUpdate('d').skipLocked())
-    .execute();
-  const ids = rows.map((r) => r.id);
-  if (ids.length === 0) return [];
-  await db
+    .limit(arg('limit'))
+    .$if(isPostgres(db), (q) => q.forUpdate('d').skipLocked()),
+);
+
+const leaseQuery = precompiled<{ ids: never; leaseId: string; lockedUntil: string }, never>((db, arg) =>
+  db
     .updateTable('webhook_deliveries')
-    .set({ lease_id: opts.leaseId, locked_until: opts.lockedUntil, status: 'pending', requeue: 0 })
-    .where('id', 'in', ids)
-    .execute();
-  return ids;
-}
+    .set({
+      lease_id: arg('leaseId'),
+      locked_until: arg('lockedUntil'),
+      next_attempt_at: arg('lockedUntil'),
+      status: 'pending',
+      requeue: 0,
+    })
+    .where(inList(db, 'id', arg('ids'))),
+);
 
 /** Gives back leased deliveries that were not attempted (a worker stopping): due again at once. */
-export function releaseLeases(db: Executor, ids: string[], leaseIds: string[]) {
-  return db
+const releaseQuery = precompiled<{ ids: never; leaseIds: never; now: string }, never>((db, arg) =>
+  db
     .updateTable('webhook_deliveries')
-    .set({ lease_id: null, locked_until: null })
-    .where('id', 'in', ids)
-    .where('lease_id', 'in', leaseIds)
-    .execute();
+    .set({ lease_id: null, locked_until: null, next_attempt_at: arg('now') })
+    .where(inList(db, 'id', arg('ids')))
+    .where(inList(db, 'lease_id', arg('leaseIds'))),
+);
+
+export async function releaseLeases(db: Executor, ids: string[], leaseIds: string[], now: string) {
+  await releaseQuery(db, { ids: listArg(db, ids), leaseIds: listArg(db, leaseIds), now });
 }
 
-/** What an attempt needs: the delivery and its endpoint's URL and sealed secret. */
-export function leasedDeliveries(db: Executor, ids: string[], leaseId: string) {
-  return db
+export type LeasedDelivery = Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'event' | 'body'> &
+  Pick<EndpointRow, 'url' | 'secret_sealed'>;
+const leasedQuery = precompiled<{ ids: never; leaseId: string }, LeasedDelivery>((db, arg) =>
+  db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event', 'd.body', 'e.url', 'e.secret_sealed'])
-    .where('d.id', 'in', ids)
-    .where('d.lease_id', '=', leaseId)
-    .execute();
-}
-export type LeasedDelivery = Awaited<ReturnType<typeof leasedDeliveries>>[number];
+    .where(inList(db, 'd.id', arg('ids')))
+    .where('d.lease_id', '=', arg('leaseId')),
+);
 
-/** These deliveries with their current lease, locked for the outcomes' transaction. */
-export function findLeasedMany(db: Executor, ids: string[], isPostgres: boolean) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'attempts', 'requeue', 'lease_id'])
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .$if(isPostgres, (q) => q.forUpdate())
-    .execute();
+/** What an attempt needs: the delivery and its endpoint's URL and sealed secret. */
+export function leasedDeliveries(db: Executor, ids: string[], leaseId: string) {
+  return leasedQuery(db, { ids: listArg(db, ids), leaseId });
+}
+
+const findLeasedQuery = precompiled<{ ids: never }, Pick<DeliveryRow, 'id' | 'attempts' | 'requeue' | 'lease_id'>>(
+  (db, arg) =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'attempts', 'requeue', 'lease_id'])
+      .where(inList(db, 'id', arg('ids')))
+      .orderBy('id')
+      .$if(isPostgres(db), (q) => q.forUpdate()),
+);
+
+/** These deliveries with their current lease, locked (in id order) for the outcomes' transaction. */
+export function findLeasedMany(db: Executor, ids: string[]) {
+  return findLeasedQuery(db, { ids: listArg(db, ids) });
 }
 
 export function updateDelivery(
@@ -368,25 +423,26 @@ export function updateDelivery(
  * `responseStatus` (the caller holds their rows: the lease check was made in this transaction).
  */
 export async function markDelivered(db: Executor, ids: string[], responseStatus: number, at: string) {
-  for (let i = 0; i < ids.length; i += 500) {
-    await db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        status: 'delivered',
-        attempts: eb('attempts', '+', 1),
-        response_status: responseStatus,
-        error: null,
-        delivered_at: at,
-        next_attempt_at: null,
-        requeue: 0,
-        lease_id: null,
-        locked_until: null,
-        updated_at: at,
-      }))
-      .where('id', 'in', ids.slice(i, i + 500))
-      .execute();
-  }
+  await markDeliveredQuery(db, { ids: listArg(db, ids), responseStatus, at });
 }
+
+const markDeliveredQuery = precompiled<{ ids: never; responseStatus: number; at: string }, never>((db, arg) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: 'delivered',
+      attempts: eb('attempts', '+', 1),
+      response_status: arg('responseStatus'),
+      error: null,
+      delivered_at: arg('at'),
+      next_attempt_at: null,
+      requeue: 0,
+      lease_id: null,
+      locked_until: null,
+      updated_at: arg('at'),
+    }))
+    .where(inList(db, 'id', arg('ids'))),
+);
 
 /** Age in seconds of the oldest work waiting: an undispatched event or a due delivery. */
 export async function oldestWaiting(db: Executor, now: string): Promise<string | null> {

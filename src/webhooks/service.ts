@@ -33,7 +33,6 @@ export class WebhookService {
       clock: Clock;
       sender: WebhookSender;
       secretBox: () => Promise<SecretBox>;
-      isPostgres: boolean;
     },
   ) {}
 
@@ -52,7 +51,7 @@ export class WebhookService {
     const secret = randomBytes(32).toString('hex');
     const sealed = (await this.deps.secretBox()).seal(secret);
     return this.deps.db.transaction().execute(async (trx) => {
-      await repo.lockBusiness(trx, business.id, this.deps.isPostgres);
+      await repo.lockBusiness(trx, business.id);
       if ((await repo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
         throw errors.unprocessable(
           `a business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints; delete one first`,

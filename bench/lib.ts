@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -43,6 +44,19 @@ export async function stop(child: ChildProcess) {
   await once(child, 'exit');
 }
 
+let ticks: number | undefined;
+/**
+ * CPU time (user + system) a process has used so far, in seconds (Linux /proc). Unlike the request
+ * rate, the CPU a server spends per request hardly moves with what else the machine is doing.
+ */
+export function cpuSeconds(pid: number): number {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // after "pid (comm) ": state is field 3, utime and stime are fields 14 and 15
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticks;
+}
+
 export interface Load {
   url: string;
   method?: 'GET' | 'POST';
@@ -52,9 +66,12 @@ export interface Load {
   paths?: string[];
   connections: number;
   seconds: number;
+  /** the server's process: its CPU time per answered request is measured too */
+  pid?: number | undefined;
 }
 
 export async function measure(load: Load) {
+  const cpuBefore = load.pid === undefined ? 0 : cpuSeconds(load.pid);
   const result = await autocannon({
     url: load.url,
     connections: load.connections,
@@ -76,8 +93,11 @@ export async function measure(load: Load) {
   });
   const ok = result['2xx'];
   const bad = result.non2xx + result.errors + result.timeouts;
+  const cpu = load.pid === undefined ? Number.NaN : cpuSeconds(load.pid) - cpuBefore;
   return {
     rps: ok / load.seconds,
+    /** microseconds of the server's CPU per answered request (NaN without a pid) */
+    cpuUs: (cpu * 1e6) / Math.max(1, ok),
     p50: result.latency.p50,
     mean: result.latency.average,
     errors: bad,

@@ -20,7 +20,7 @@ const sizes = quick
 const SECONDS = quick ? 2 : 5;
 const WARMUP = quick ? 1 : 2;
 /** API and bare alternate (api-bare, bare-api, ...), and the median of the rounds' ratios is kept. */
-const ROUNDS = quick ? 1 : 3;
+const ROUNDS = quick ? 1 : 5;
 const CONNECTIONS = 10;
 
 async function waitHealthy(base: string) {
@@ -113,13 +113,21 @@ async function main() {
       };
       await measure({ ...load, url: apiBase, seconds: WARMUP });
       await measure({ ...load, url: bareBase, seconds: WARMUP });
-      const rounds: { api: number; bare: number; ratio: number; errors: number; reference?: number }[] = [];
+      const rounds: {
+        api: number;
+        bare: number;
+        ratio: number;
+        errors: number;
+        cpu: { api: number; bare: number };
+        reference?: number;
+      }[] = [];
       if (s.reference) await measure({ ...load, url: refBase, seconds: WARMUP });
+      const servers = { [apiBase]: api.pid, [bareBase]: bare.pid } as Record<string, number | undefined>;
       for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? [apiBase, bareBase] : [bareBase, apiBase];
+        const order = (round % 2 === 0 ? [apiBase, bareBase] : [bareBase, apiBase]) as [string, string];
         const [first, second] = [
-          await measure({ ...load, url: order[0] as string, seconds: SECONDS }),
-          await measure({ ...load, url: order[1] as string, seconds: SECONDS }),
+          await measure({ ...load, url: order[0], seconds: SECONDS, pid: servers[order[0]] }),
+          await measure({ ...load, url: order[1], seconds: SECONDS, pid: servers[order[1]] }),
         ];
         const [a, b] = round % 2 === 0 ? [first, second] : [second, first];
         const ref = s.reference ? await measure({ ...load, url: refBase, seconds: SECONDS }) : undefined;
@@ -128,15 +136,22 @@ async function main() {
           bare: b.rps,
           ratio: a.rps / b.rps,
           errors: a.errors,
+          cpu: { api: a.cpuUs, bare: b.cpuUs },
           ...(ref && { reference: ref.rps / b.rps }),
         });
       }
-      const median = [...rounds].sort((x, y) => x.ratio - y.ratio)[Math.floor(rounds.length / 2)] as (typeof rounds)[0];
+      const middle = <T>(values: T[], by: (v: T) => number) =>
+        [...values].sort((x, y) => by(x) - by(y))[Math.floor(values.length / 2)] as T;
+      const median = middle(rounds, (r) => r.ratio);
+      const cpuApi = middle(rounds, (r) => r.cpu.api).cpu.api;
+      const cpuBare = middle(rounds, (r) => r.cpu.bare).cpu.bare;
       rows.push({
         name: s.name,
         api: median.api,
         bare: median.bare,
         ratio: median.ratio,
+        cpuUsPerRequest: { api: Number(cpuApi.toFixed(1)), bare: Number(cpuBare.toFixed(1)) },
+        cpuRatio: cpuBare / cpuApi,
         rounds: rounds.map((r) => Number(r.ratio.toFixed(3))),
         referenceRounds: s.reference ? rounds.map((r) => Number((r.reference ?? 0).toFixed(3))) : undefined,
         target: s.target,
@@ -184,6 +199,12 @@ async function main() {
         `${r.name.padEnd(26)}${fmt(r.api)}   ${fmt(r.bare)}   ${r.ratio.toFixed(2)}x  >= ${r.target}x ${r.pass ? 'ok' : 'MISSED'}${r.errors ? ` (${r.errors} errors)` : ''}  rounds: ${r.rounds.join(' ')}`,
       );
     }
+    console.log('\nserver CPU per answered request (median round; steadier than the rates on a shared machine):');
+    for (const r of rows) {
+      console.log(
+        `${r.name.padEnd(26)} api ${r.cpuUsPerRequest.api.toFixed(1).padStart(7)} us   bare ${r.cpuUsPerRequest.bare.toFixed(1).padStart(6)} us   bare/api ${r.cpuRatio.toFixed(2)}x`,
+      );
+    }
     for (const r of rows) {
       if (r.referenceRounds) {
         console.log(
@@ -209,6 +230,7 @@ async function main() {
     console.log(
       JSON.stringify({
         ratios: Object.fromEntries(rows.map((r) => [r.name, Number(r.ratio.toFixed(3))])),
+        cpuRatios: Object.fromEntries(rows.map((r) => [r.name, Number(r.cpuRatio.toFixed(3))])),
         summaryLatencyRatio: Number(latencyRatio.toFixed(3)),
       }),
     );

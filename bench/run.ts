@@ -120,6 +120,7 @@ async function main() {
         errors: number;
         cpu: { api: number; bare: number };
         reference?: number;
+        referenceCpu?: number;
       }[] = [];
       if (s.reference) await measure({ ...load, url: refBase, seconds: WARMUP });
       const servers = { [apiBase]: api.pid, [bareBase]: bare.pid } as Record<string, number | undefined>;
@@ -130,14 +131,16 @@ async function main() {
           await measure({ ...load, url: order[1], seconds: SECONDS, pid: servers[order[1]] }),
         ];
         const [a, b] = round % 2 === 0 ? [first, second] : [second, first];
-        const ref = s.reference ? await measure({ ...load, url: refBase, seconds: SECONDS }) : undefined;
+        const ref = s.reference
+          ? await measure({ ...load, url: refBase, seconds: SECONDS, pid: reference?.pid })
+          : undefined;
         rounds.push({
           api: a.rps,
           bare: b.rps,
           ratio: a.rps / b.rps,
           errors: a.errors,
           cpu: { api: a.cpuUs, bare: b.cpuUs },
-          ...(ref && { reference: ref.rps / b.rps }),
+          ...(ref && { reference: ref.rps / b.rps, referenceCpu: ref.cpuUs }),
         });
       }
       const middle = <T>(values: T[], by: (v: T) => number) =>
@@ -154,6 +157,9 @@ async function main() {
         cpuRatio: cpuBare / cpuApi,
         rounds: rounds.map((r) => Number(r.ratio.toFixed(3))),
         referenceRounds: s.reference ? rounds.map((r) => Number((r.reference ?? 0).toFixed(3))) : undefined,
+        referenceCpuUs: s.reference
+          ? Number(middle(rounds, (r) => r.referenceCpu ?? 0).referenceCpu?.toFixed(1))
+          : undefined,
         target: s.target,
         pass: median.ratio >= s.target,
         errors: rounds.reduce((sum, r) => sum + r.errors, 0),
@@ -208,7 +214,7 @@ async function main() {
     for (const r of rows) {
       if (r.referenceRounds) {
         console.log(
-          `${r.name}: Fastify + one raw better-sqlite3 read (no auth, no hooks) reached ${r.referenceRounds.join(' ')}x of bare in the same rounds`,
+          `${r.name}: Fastify + one raw better-sqlite3 read (no auth, no hooks) reached ${r.referenceRounds.join(' ')}x of bare in the same rounds, at ${r.referenceCpuUs} us of CPU per request`,
         );
       }
     }

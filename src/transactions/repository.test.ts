@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CompiledQuery, Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../db/schema.js';
+import { openSqlite } from '../db/sqlite.js';
+import { migrate } from '../db/store.js';
+import { countTransactions, listTransactions, type TransactionFilter } from './repository.js';
+
+/**
+ * SQLite plans these queries without statistics, so which index a filter lands on is checked
+ * here: a wrong pick walks every open due of the business (seconds at a million dues).
+ */
+describe('due list and count query plans (SQLite)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
+  /** every statement run, as compiled */
+  const ran: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: openSqlite(dir).dialect,
+    log: (event) => {
+      ran.push(event.query);
+    },
+  });
+  beforeAll(() => migrate(db));
+  afterAll(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const business = '01959c4e-0000-7000-8000-000000000001';
+  const contact = '01959c4e-0000-7000-8000-000000000002';
+
+  /** The plan of the one statement `run` makes. */
+  async function planOf(run: () => Promise<unknown>): Promise<string> {
+    ran.length = 0;
+    await run();
+    expect(ran).toHaveLength(1);
+    const query = ran[0] as CompiledQuery;
+    const plan = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+    );
+    return plan.rows.map((r) => r.detail).join(' | ');
+  }
+
+  const cases: [string, Omit<TransactionFilter, 'today'>, RegExp, RegExp?][] = [
+    // a count needs no order: any index of the business's dues will do
+    [
+      'no filter',
+      {},
+      /USING INDEX transactions_business_due \(business_id=\?\)/,
+      /INDEX transactions_business_\w+ \(business_id=\?\)/,
+    ],
+    [
+      'a status',
+      { status: 'overdue' },
+      /transactions_business_open_due \(business_id=\? AND open=\? AND due_date<\?\)/,
+    ],
+    ['a contact', { contactId: contact }, /transactions_business_contact_due \(business_id=\? AND contact_id=\?\)/],
+    ['a status and a contact', { status: 'outstanding', contactId: contact }, /transactions_business_contact_due/],
+    ['overdue and a contact', { status: 'overdue', contactId: contact }, /transactions_business_contact_due/],
+    ['a status and since', { status: 'pending', since: '2026-01-01T00:00:00.000Z' }, /transactions_business_updated/],
+  ];
+
+  for (const [name, filter, index, countIndex = index] of cases) {
+    it(`lists with ${name} through the right index, without sorting`, async () => {
+      const plan = await planOf(() => listTransactions(db, business, { ...filter, today: '2026-11-23' }, 50, 0));
+      expect(plan).toMatch(index);
+      if (filter.since === undefined) expect(plan).not.toMatch(/TEMP B-TREE/);
+    });
+
+    it(`counts with ${name} through the same index`, async () => {
+      expect(await planOf(() => countTransactions(db, business, { ...filter, today: '2026-11-23' }))).toMatch(
+        countIndex,
+      );
+    });
+  }
+});

@@ -6,6 +6,7 @@ import * as paymentClaims from './2026-11-21T06-00_payment-claims.js';
 import * as webhooks from './2026-11-22T00-00_webhooks.js';
 import * as leanerWriteIndexes from './2026-11-23T00-00_leaner-write-indexes.js';
 import * as businessDataVersion from './2026-11-23T01-00_business-data-version.js';
+import * as ascendingListIndexes from './2026-11-23T02-00_ascending-list-indexes.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T00-00_webhooks': webhooks,
   '2026-11-23T00-00_leaner-write-indexes': leanerWriteIndexes,
   '2026-11-23T01-00_business-data-version': businessDataVersion,
+  '2026-11-23T02-00_ascending-list-indexes': ascendingListIndexes,
 };

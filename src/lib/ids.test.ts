@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, randomToken, uuidv7 } from './ids.js';
+import { isUuid, randomToken, timeOrderedToken, uuidv7 } from './ids.js';
 
 describe('uuidv7', () => {
   it('produces RFC 9562 version 7 uuids carrying the time', () => {
@@ -34,5 +34,18 @@ describe('randomToken', () => {
     const tokens = Array.from({ length: 1000 }, () => randomToken());
     expect(new Set(tokens).size).toBe(1000);
     expect(randomToken(5000)).toHaveLength(Math.ceil((5000 * 4) / 3));
+  });
+});
+
+describe('timeOrderedToken', () => {
+  it('is URL-safe, carries 144 random bits after the time, and sorts by the time it was made', () => {
+    const token = timeOrderedToken(Date.parse('2030-01-01T00:00:00.000Z'));
+    expect(token).toMatch(/^[0-9a-f]{12}[A-Za-z0-9_-]{24}$/);
+    expect(Number.parseInt(token.slice(0, 12), 16)).toBe(Date.parse('2030-01-01T00:00:00.000Z'));
+    expect(Buffer.from(token.slice(12), 'base64url').length * 8).toBe(144);
+    const times = [1, 15, 16, 255, 256, 4_000_000_000_000, 4_000_000_000_001, 99_999_999_999_999];
+    const tokens = times.map((t) => timeOrderedToken(t));
+    expect([...tokens].sort()).toEqual(tokens);
+    expect(new Set(Array.from({ length: 100 }, () => timeOrderedToken(7))).size).toBe(100);
   });
 });

@@ -63,6 +63,17 @@ export function randomToken(bytes = 18): string {
   return randomSlice(bytes).toString('base64url');
 }
 
+/**
+ * An unguessable URL-safe token (144 random bits) that sorts after every token made before it:
+ * the creation time in fixed-width hex, then the random part. Its unique index is then written at
+ * its end, like a time-ordered id's, instead of at a random page (one more page in the WAL for
+ * every new due, and a random read once the index outgrows the cache). It tells when it was made,
+ * nothing that unlocks anything.
+ */
+export function timeOrderedToken(nowMs: number = Date.now()): string {
+  return nowMs.toString(16).padStart(12, '0') + randomToken();
+}
+
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }

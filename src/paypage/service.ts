@@ -6,7 +6,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { effectiveStatus } from '../transactions/presenter.js';
 import * as repo from './repository.js';
 
-/** Tokens are 18 random bytes in base64url (lib/ids.ts randomToken); anything else cannot exist. */
+/** Tokens are hex and base64url (lib/ids.ts timeOrderedToken; older dues: randomToken); nothing else exists. */
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
 export const REFERENCE_MAX = 60;

@@ -7,7 +7,7 @@ import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../http/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
-import { randomToken, uuidv7 } from '../lib/ids.js';
+import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
 import { cancelForPaidDue, scheduleForNewDue } from '../reminders/schedule.js';
 import * as aggregates from '../summary/aggregates.js';
@@ -73,7 +73,7 @@ export class TransactionService {
         notes: input.notes ?? null,
         reminder_count: 0,
         claim_count: 0,
-        pay_token: randomToken(),
+        pay_token: timeOrderedToken(now.getTime()),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };

@@ -10,6 +10,7 @@ import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { Idempotency } from './http/idempotency.js';
 import { registerOpenApi } from './http/openapi.js';
+import { RenderedResponses } from './http/rendered.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       storeKind: deps.store.kind,
     }),
   );
+  app.decorate('rendered', new RenderedResponses(config.responseCacheBytes, deps.metrics.renderedResponses));
   app.decorateRequest('auth', null as never);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);

@@ -33,8 +33,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Trust X-Forwarded-For from a proxy in front (for the per-address auth-failure limit). */
   readonly trustProxy: boolean;
-  /** Memory for rendered list pages (transactions/page-cache.ts); 0 turns the cache off. */
-  readonly listCacheBytes: number;
+  /** Memory for rendered responses (list pages, summaries: http/rendered.ts); 0 turns it off. */
+  readonly responseCacheBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -134,7 +134,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logRequests: bool(env, 'LOG_REQUESTS', false),
     bodyLimitBytes: 64 * 1024,
     trustProxy: bool(env, 'TRUST_PROXY', false),
-    listCacheBytes: int(env, 'LIST_CACHE_MB', 32, 0, 65_536) * 1024 * 1024,
+    responseCacheBytes: int(env, 'RESPONSE_CACHE_MB', 32, 0, 65_536) * 1024 * 1024,
     ...overrides,
   };
   return Object.freeze(config);

@@ -75,3 +75,16 @@ export function insertTotals(db: Executor, businessId: string) {
     })
     .execute();
 }
+
+const dataVersionQuery = precompiled<{ businessId: string }, { data_version: number }>((db, arg) =>
+  db.selectFrom('business_totals').select('data_version').where('business_id', '=', arg('businessId')),
+);
+
+/**
+ * The business's data version: it moves, in the same transaction, with every change to the
+ * business's dues or contacts (triggers: migrations/…business-data-version), never otherwise.
+ */
+export async function readDataVersion(db: Executor, businessId: string): Promise<number> {
+  const [row] = await dataVersionQuery(db, { businessId });
+  return Number(row?.data_version ?? 0);
+}

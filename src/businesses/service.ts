@@ -52,6 +52,11 @@ function checkPlan(plan: string): Plan {
 export class BusinessService {
   constructor(private readonly deps: { db: Db; clock: Clock; keyCache?: KeyCache<AuthenticatedKey> | undefined }) {}
 
+  /** See repo.readDataVersion: what a rendered response of the business is kept with. */
+  dataVersion(businessId: string): Promise<number> {
+    return repo.readDataVersion(this.deps.db, businessId);
+  }
+
   hasApiAccess(business: repo.BusinessRow): boolean {
     return business.plan === API_PLAN && Date.parse(business.plan_expires_at) > this.deps.clock.now().getTime();
   }

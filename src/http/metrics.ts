@@ -16,10 +16,10 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
-    listPageCache: new Counter({
-      name: 'list_page_cache_total',
-      help: 'GET /v1/transactions pages served rendered (hit) or read from the store (miss)',
-      labelNames: ['outcome'] as const,
+    renderedResponses: new Counter({
+      name: 'rendered_response_cache_total',
+      help: 'Responses served rendered (hit) or read from the store (miss), by route (http/rendered.ts)',
+      labelNames: ['route', 'outcome'] as const,
       registers: [registry],
     }),
     webhookDeliveries: new Counter({

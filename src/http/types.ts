@@ -13,6 +13,7 @@ import type { Services } from '../services.js';
 import type { Idempotency } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimitStore } from './rate-limit.js';
+import type { RenderedResponses } from './rendered.js';
 
 /** Everything the HTTP app needs, built once by server.ts (or a test harness) and passed in. */
 export interface AppDeps {
@@ -28,6 +29,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
     idempotency: Idempotency;
+    rendered: RenderedResponses;
   }
 }
 

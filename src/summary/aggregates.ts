@@ -210,16 +210,3 @@ export async function readTotals(db: Executor, businessId: string, today: string
     contactCount: t.contact_count,
   };
 }
-
-const dataVersionQuery = precompiled<{ businessId: string }, { data_version: number }>((db, arg) =>
-  db.selectFrom('business_totals').select('data_version').where('business_id', '=', arg('businessId')),
-);
-
-/**
- * The business's data version: it moves, in the same transaction, with every change to the
- * business's dues or contacts (triggers: migrations/…business-data-version), never otherwise.
- */
-export async function readDataVersion(db: Executor, businessId: string): Promise<number> {
-  const [row] = await dataVersionQuery(db, { businessId });
-  return Number(row?.data_version ?? 0);
-}

@@ -1,22 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
-import { PageCache } from './page-cache.js';
 import { presentTransaction } from './presenter.js';
 import { CreateTransactionBody, ListTransactionsQuery, MarkPaidBody, Transaction } from './schema.js';
 
-/** Sends a body already serialized by the route's response schema (the typed reply wants the object). */
-function sendRendered(reply: FastifyReply, body: string) {
-  return reply.type('application/json; charset=utf-8').send(body);
-}
-
 export async function transactionRoutes(app: App) {
-  const { transactions } = app.deps.services;
-  const { publicBaseUrl, listCacheBytes } = app.deps.config;
-  const pages = listCacheBytes > 0 ? new PageCache(listCacheBytes) : undefined;
-  const pageOutcomes = app.deps.metrics.listPageCache;
+  const { transactions, businesses } = app.deps.services;
+  const { publicBaseUrl } = app.deps.config;
   const ctx = (request: FastifyRequest) => ({
     today: transactions.today(request.auth.business),
     publicBaseUrl,
@@ -37,34 +29,27 @@ export async function transactionRoutes(app: App) {
     async (request, reply) => {
       const { business } = request.auth;
       const today = transactions.today(business);
-      const { status, contact_id, since, limit, offset } = request.query;
-      // Pages asked for again and again (a dashboard's overdue list, an ERP re-reading page 1) are
-      // served rendered while nothing of the business has changed. Incremental syncs (since)
-      // hardly ever repeat a page, so they are not kept.
-      const key =
-        pages && since === undefined
-          ? `${business.id} ${today} ${status ?? ''} ${contact_id ?? ''} ${limit ?? ''} ${offset ?? ''}`
-          : undefined;
-      const version = key === undefined ? 0 : await transactions.dataVersion(business);
-      if (key !== undefined) {
-        const body = pages?.get(key, version);
-        pageOutcomes.inc({ outcome: body === undefined ? 'miss' : 'hit' });
-        if (body !== undefined) return sendRendered(reply, body);
-      }
-      const page = await transactions.list(business, request.query, {}, today);
-      const c = { today, publicBaseUrl };
-      const payload = {
-        data: page.rows.map((r) => presentTransaction(r, c)),
-        total: page.total,
-        limit: page.limit,
-        offset: page.offset,
-        hasMore: page.offset + page.rows.length < page.total,
+      const page = async () => {
+        const found = await transactions.list(business, request.query, {}, today);
+        const c = { today, publicBaseUrl };
+        return {
+          data: found.rows.map((r) => presentTransaction(r, c)),
+          total: found.total,
+          limit: found.limit,
+          offset: found.offset,
+          hasMore: found.offset + found.rows.length < found.total,
+        };
       };
-      if (key === undefined) return payload;
-      // The route's own response serializer, as Fastify would have run it for `payload`.
-      const body = reply.serialize(payload) as string;
-      pages?.set(key, version, body);
-      return sendRendered(reply, body);
+      const { status, contact_id, since, limit, offset } = request.query;
+      // Incremental syncs (since) hardly ever ask for the same page twice: not kept.
+      if (since !== undefined) return page();
+      return app.rendered.send(
+        reply,
+        'transactions',
+        `${business.id} ${today} ${status ?? ''} ${contact_id ?? ''} ${limit ?? ''} ${offset ?? ''}`,
+        () => businesses.dataVersion(business.id),
+        page,
+      );
     },
   );
 

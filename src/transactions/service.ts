@@ -107,11 +107,6 @@ export class TransactionService {
    * either bound optional) and a fuzzy contact-name search (contacts/fuzzy.ts; a search without
    * any word is ignored).
    */
-  /** The business's data version (summary/aggregates.ts): what a rendered list page is kept with. */
-  dataVersion(business: BusinessRow): Promise<number> {
-    return aggregates.readDataVersion(this.deps.db, business.id);
-  }
-
   async list(
     business: BusinessRow,
     query: ListTransactionsInput,

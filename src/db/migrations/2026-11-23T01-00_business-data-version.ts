@@ -3,8 +3,8 @@ import { columnTypes } from '../column-types.js';
 
 /**
  * A version per business that moves with every change to its dues or contacts, in the same
- * database transaction: rendered list pages are kept while it stands still (transactions/
- * page-cache.ts). Triggers move it, so no write path (another process, a future endpoint, a
+ * database transaction: rendered list pages are kept while it stands still
+ * (http/rendered.ts). Triggers move it, so no write path (another process, a future endpoint, a
  * manual fix) can change a page's rows without the page being dropped. A due's or a contact's
  * business never changes, so the row's own business is the one to move.
  *

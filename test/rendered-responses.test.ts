@@ -12,11 +12,15 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** Hits and misses of the rendered-page cache so far, from /metrics. */
-async function cacheCounts() {
+/** Hits and misses of the rendered responses of `route` so far, from /metrics. */
+async function cacheCounts(route = 'transactions') {
   const text = (await h.request('GET', '/metrics')).text;
   const read = (outcome: string) =>
-    Number(text.match(new RegExp(`^list_page_cache_total\\{outcome="${outcome}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+    Number(
+      text.match(
+        new RegExp(`^rendered_response_cache_total\\{route="${route}",outcome="${outcome}"\\} (\\d+)`, 'm'),
+      )?.[1] ?? 0,
+    );
   return { hit: read('hit'), miss: read('miss') };
 }
 
@@ -127,15 +131,15 @@ describe('GET /v1/transactions: rendered pages', () => {
   });
 });
 
-describe('GET /v1/transactions with LIST_CACHE_MB=0', () => {
-  it('reads every page from the store', async () => {
-    const off = await startHarness({ now: NOW, env: { LIST_CACHE_MB: '0' } });
+describe('RESPONSE_CACHE_MB=0', () => {
+  it('reads every list page from the store', async () => {
+    const off = await startHarness({ now: NOW, env: { RESPONSE_CACHE_MB: '0' } });
     try {
       const biz = await off.newBusiness();
-      const res = await biz.get('/v1/transactions');
-      expect(res.status).toBe(200);
-      await biz.get('/v1/transactions');
-      expect((await off.request('GET', '/metrics')).text).not.toMatch(/^list_page_cache_total\{/m);
+      for (const path of ['/v1/transactions', '/v1/transactions']) {
+        expect((await biz.get(path)).status).toBe(200);
+      }
+      expect((await off.request('GET', '/metrics')).text).not.toMatch(/^rendered_response_cache_total\{/m);
     } finally {
       await off.close();
     }

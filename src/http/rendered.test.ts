@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PageCache } from './page-cache.js';
+import { RenderedCache } from './rendered.js';
 
-describe('PageCache', () => {
+describe('RenderedCache', () => {
   it('serves a page only while its version stands, and drops it once the version moves', () => {
-    const cache = new PageCache(1000);
+    const cache = new RenderedCache(1000);
     cache.set('a', 7, '{"x":1}');
     expect(cache.get('a', 7)).toBe('{"x":1}');
     expect(cache.get('a', 8)).toBeUndefined();
@@ -16,7 +16,7 @@ describe('PageCache', () => {
 
   it('keeps its bodies within maxBytes, dropping the least recently used first', () => {
     const body = 'x'.repeat(99);
-    const cache = new PageCache(300);
+    const cache = new RenderedCache(300);
     cache.set('a', 1, body);
     cache.set('b', 1, body);
     cache.set('c', 1, body);
@@ -31,7 +31,7 @@ describe('PageCache', () => {
   });
 
   it('replaces a key in place and never keeps a body larger than the whole budget', () => {
-    const cache = new PageCache(50);
+    const cache = new RenderedCache(50);
     cache.set('a', 1, 'one');
     cache.set('a', 2, 'three');
     expect(cache.size).toBe(1);

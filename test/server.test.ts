@@ -1,7 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { migrations } from '../src/db/migrations/index.js';
+import { openStore } from '../src/db/store.js';
+import { type Harness, STORE, startHarness } from './helpers/harness.js';
 import { startScript, storeEnv } from './helpers/processes.js';
 
 let h: Harness;
@@ -19,6 +26,22 @@ function freePort(): Promise<number> {
     });
     srv.on('error', reject);
   });
+}
+
+/** A PostgreSQL database with nothing in it (the harness's come migrated, from a template). */
+async function emptyDatabase(): Promise<string> {
+  // under the run's prefix, so that the run's teardown drops it
+  const name = `${inject('pgTemplate').replace(/_template$/, '')}_fresh_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(inject('pgAdminUrl'));
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 function waitForExit(child: ChildProcess): Promise<number | null> {
@@ -76,6 +99,44 @@ describe('the server process (npm start)', () => {
     expect(await exited).toBe(0);
     expect(logs.join('')).toMatch(/shut down cleanly/);
   }, 90_000);
+
+  it('starts two processes at once on a fresh store: both migrate-and-serve, each migration runs once', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-fresh-'));
+    const databaseUrl = STORE === 'postgres' ? await emptyDatabase() : undefined;
+    const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', WORKERS: 'off', HOST: '127.0.0.1' };
+    const started = await Promise.all(
+      [0, 1].map(async () => {
+        const port = await freePort();
+        const logs: string[] = [];
+        const child = startScript('src/server.ts', { ...env, PORT: String(port) });
+        child.stdout?.on('data', (d) => logs.push(String(d)));
+        child.stderr?.on('data', (d) => logs.push(String(d)));
+        return { child, logs, base: `http://127.0.0.1:${port}` };
+      }),
+    );
+    try {
+      for (const s of started) await waitForReady(s.base, s.child, s.logs);
+      const store = openStore({ dataDir, databaseUrl, pgPoolMax: 1 });
+      try {
+        const names = (
+          await store.db
+            .selectFrom('kysely_migration' as never)
+            .select('name' as never)
+            .execute()
+        ).map((r) => (r as { name: string }).name);
+        expect(names.sort()).toEqual(Object.keys(migrations).sort());
+      } finally {
+        await store.close();
+      }
+    } finally {
+      for (const s of started) {
+        const exited = waitForExit(s.child);
+        s.child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('refuses to start on a bad configuration, naming the variable', async () => {
     const logs: string[] = [];

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, sql } from 'kysely';
+import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
@@ -68,19 +68,50 @@ export function openStore(
 }
 
 /**
- * Applies pending migrations and fails loudly: a half-migrated store must never serve. Kysely's
- * migrator takes a lock, so several processes starting at once on PostgreSQL are safe.
+ * Applies pending migrations and fails loudly: a half-migrated store must never serve.
+ *
+ * Several processes may start at once (a server and a worker after an upgrade). On PostgreSQL
+ * Kysely's migrator takes an advisory lock in its transaction. On SQLite it takes no lock at all
+ * (it assumes one connection), so two processes ran the same migration side by side (seen: the
+ * second failed on the migration table's unique name); here the whole run happens inside one
+ * BEGIN IMMEDIATE, which holds SQLite's write lock across processes, so the others wait and then
+ * find nothing left to do. It also makes a run all or nothing.
  */
 export async function migrate(db: Db): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const onSqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  if (onSqlite) await beginImmediate(db);
+  let result: Awaited<ReturnType<Migrator['migrateToLatest']>>;
+  try {
+    result = await migrator.migrateToLatest();
+  } catch (error) {
+    if (onSqlite) await sql`rollback`.execute(db);
+    throw error;
+  }
+  const { error, results } = result;
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
+    if (onSqlite) await sql`rollback`.execute(db);
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new MigrationError(`migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
+  if (onSqlite) await sql`commit`.execute(db);
   return (results ?? []).map((r) => r.migrationName);
+}
+
+/** SQLite's write lock, waited for as long as another process's migrations may take. */
+async function beginImmediate(db: Db, waitMs = 15 * 60_000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await sql`begin immediate`.execute(db);
+      return;
+    } catch (error) {
+      // SQLITE_BUSY once busy_timeout (5 s) has passed: another process still holds the lock.
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+    }
+  }
 }

@@ -25,7 +25,7 @@ export interface BenchData {
 
 export const BENCH_DIR = path.resolve(import.meta.dirname, '.data');
 
-const BATCH = 5000;
+const BATCH = 100;
 
 function dayOffset(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

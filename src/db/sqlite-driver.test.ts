@@ -4,7 +4,33 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FileSync, fileSync } from './durability.js';
 import { GroupCommitSqliteDriver, type Statements } from './sqlite-driver.js';
+
+/** A WAL sync that completes only when the test says so. */
+function heldSync() {
+  const pending: ((error: Error | null) => void)[] = [];
+  return {
+    started: 0,
+    sync(done: (error: Error | null) => void) {
+      this.started++;
+      pending.push(done);
+    },
+    close() {},
+    /** Completes the syncs started so far. */
+    complete(error: Error | null = null) {
+      for (const done of pending.splice(0)) done(error);
+    },
+    get running() {
+      return pending.length;
+    },
+  };
+}
+
+/** Lets queued microtasks and the next turns of the event loop run. */
+async function settle(turns = 3) {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
 
 interface Db {
   t: { id: number; note: string | null };
@@ -19,13 +45,13 @@ describe('GroupCommitSqliteDriver', () => {
   /** A second connection, as another process would have: it only sees committed data. */
   let other: BetterSqlite3.Database;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));
-    const raw = new BetterSqlite3(path.join(dir, 'db.sqlite'));
+  const open = async (walSync: (file: string) => FileSync) => {
+    const file = path.join(dir, 'db.sqlite');
+    const raw = new BetterSqlite3(file);
     raw.pragma('journal_mode = WAL');
-    raw.pragma('synchronous = FULL');
+    raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
-    driver = new GroupCommitSqliteDriver(raw, raw as unknown as Statements);
+    driver = new GroupCommitSqliteDriver(raw, raw as unknown as Statements, walSync(`${file}-wal`));
     const theDriver = driver;
     class TestDialect extends SqliteDialect {
       override createDriver(): Driver {
@@ -33,6 +59,11 @@ describe('GroupCommitSqliteDriver', () => {
       }
     }
     db = new Kysely<Db>({ dialect: new TestDialect({ database: raw as unknown as SqliteDatabase }) });
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'group-commit-'));
+    await open(fileSync);
     await sql`create table t (id integer primary key, note text)`.execute(db);
     await sql`create table parent (id integer primary key)`.execute(db);
     await sql`create table child (id integer primary key, parent_id integer references parent (id) deferrable initially deferred)`.execute(
@@ -43,7 +74,8 @@ describe('GroupCommitSqliteDriver', () => {
 
   afterEach(async () => {
     other.close();
-    await db.destroy();
+    // (after a failed sync, closing reports that failure once more)
+    await db.destroy().catch((error) => expect(String(error)).toMatch(/could not make its writes durable/));
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -128,8 +160,142 @@ describe('GroupCommitSqliteDriver', () => {
     await Promise.all([write, db.destroy()]);
     expect(visibleElsewhere(5)).toBe(true);
     // reopen for afterEach
-    const raw = new BetterSqlite3(path.join(dir, 'db.sqlite'));
-    db = new Kysely<Db>({ dialect: new SqliteDialect({ database: raw as unknown as SqliteDatabase }) });
+    await open(fileSync);
+  });
+
+  describe('durability (the WAL sync after each COMMIT)', () => {
+    let wal: ReturnType<typeof heldSync>;
+    beforeEach(async () => {
+      await db.destroy();
+      wal = heldSync();
+      await open(() => wal);
+    });
+    const insert = (id: number) =>
+      db.transaction().execute((trx) => trx.insertInto('t').values({ id, note: null }).execute());
+    const track = <T>(promise: Promise<T>) => {
+      const state = { settled: false, ok: false, error: undefined as unknown };
+      promise.then(
+        () => Object.assign(state, { settled: true, ok: true }),
+        (error) => Object.assign(state, { settled: true, error }),
+      );
+      return state;
+    };
+
+    it("answers a transaction only once the sync that followed its group's COMMIT has completed", async () => {
+      const write = track(insert(1));
+      await settle();
+      // committed (another connection sees it), not yet on disk, so not yet answered
+      expect(visibleElsewhere(1)).toBe(true);
+      expect(wal.running).toBe(1);
+      expect(write.settled).toBe(false);
+      wal.complete();
+      await settle();
+      expect(write).toMatchObject({ settled: true, ok: true });
+    });
+
+    it('runs one sync at a time; transactions that end meanwhile are committed together after it', async () => {
+      const commits = driver.stats.commits;
+      const first = track(insert(1));
+      await settle();
+      expect(wal.started).toBe(1);
+      // transactions that end while that sync runs wait in one open group: not committed yet
+      const later = [2, 3, 4].map((id) => track(insert(id)));
+      await settle();
+      expect([2, 3, 4].some(visibleElsewhere)).toBe(false);
+      expect(wal.started).toBe(1);
+      wal.complete();
+      await settle();
+      expect(first.ok).toBe(true);
+      // then one COMMIT and one sync for all three
+      expect([2, 3, 4].every(visibleElsewhere)).toBe(true);
+      expect(later.some((w) => w.settled)).toBe(false);
+      expect(wal.started).toBe(2);
+      wal.complete();
+      await settle();
+      expect(later.every((w) => w.ok)).toBe(true);
+      expect(driver.stats.commits - commits).toBe(2);
+      expect(driver.durability.syncs).toBe(2);
+    });
+
+    it('holds back a read that could see a commit not yet durable, without holding the connection', async () => {
+      const write = track(insert(1));
+      await settle();
+      const read = track(db.selectFrom('t').select('id').execute());
+      await settle();
+      expect(read.settled).toBe(false);
+      // the connection is free meanwhile: another transaction gets it and does its work
+      let ran = false;
+      const next = track(
+        db.transaction().execute(async (trx) => {
+          await trx.insertInto('t').values({ id: 2, note: null }).execute();
+          ran = true;
+        }),
+      );
+      await settle();
+      expect(ran).toBe(true);
+      wal.complete();
+      await settle();
+      expect(write.ok && read.ok).toBe(true);
+      expect(next.settled).toBe(false);
+      wal.complete();
+      await settle();
+      expect(next.ok).toBe(true);
+    });
+
+    it('answers a read at once when everything it could see is durable', async () => {
+      const write = track(insert(1));
+      await settle();
+      wal.complete();
+      await settle();
+      expect(write.ok).toBe(true);
+      const started = wal.started;
+      expect(await db.selectFrom('t').select('id').execute()).toEqual([{ id: 1 }]);
+      expect(wal.started).toBe(started);
+    });
+
+    it('makes a write outside a transaction durable before it returns', async () => {
+      const write = track(db.insertInto('t').values({ id: 9, note: null }).execute());
+      await settle();
+      expect(visibleElsewhere(9)).toBe(true);
+      expect(write.settled).toBe(false);
+      wal.complete();
+      await settle();
+      expect(write.ok).toBe(true);
+    });
+
+    it("holds back a failed transaction's error while what it read is not durable", async () => {
+      track(insert(1));
+      await settle();
+      const failed = track(
+        db.transaction().execute(async (trx) => {
+          const rows = await trx.selectFrom('t').select('id').execute();
+          if (rows.length > 0) throw new Error('already there');
+        }),
+      );
+      await settle();
+      expect(failed.settled).toBe(false);
+      wal.complete();
+      await settle();
+      expect(failed.settled).toBe(true);
+      expect(String(failed.error)).toMatch(/already there/);
+    });
+
+    it('fails whatever waits on a failed sync, and every later use of the store', async () => {
+      const write = track(insert(1));
+      const read = (async () => {
+        await settle(1);
+        return db.selectFrom('t').select('id').execute();
+      })();
+      const reading = track(read);
+      await settle();
+      wal.complete(new Error('EIO: i/o error, fdatasync'));
+      await settle();
+      expect(String(write.error)).toMatch(/could not make its writes durable \(EIO/);
+      expect(String(reading.error)).toMatch(/could not make its writes durable/);
+      await expect(insert(2)).rejects.toThrow(/restart the process/);
+      await expect(db.selectFrom('t').select('id').execute()).rejects.toThrow(/restart the process/);
+      expect(wal.started).toBe(1);
+    });
   });
 
   describe('reads outside a transaction', () => {

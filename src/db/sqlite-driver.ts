@@ -7,6 +7,7 @@ import {
   SelectQueryNode,
   type SqliteDatabase,
 } from 'kysely';
+import { Durability, type FileSync } from './durability.js';
 
 /** A prepared statement; `readonly` is better-sqlite3's (sqlite3_stmt_readonly: writes nothing). */
 export type Statement = ReturnType<SqliteDatabase['prepare']> & { readonly readonly: boolean };
@@ -64,19 +65,24 @@ interface Waiter {
  */
 class Lease implements DatabaseConnection {
   state: 'idle' | 'open' | 'waiting' | 'done' = 'idle';
-  /** Set when a committed transaction passed the lock on before its group's COMMIT. */
+  /** Set once this use passed the lock on early: to wait for durability without holding it. */
   handedOn = false;
   constructor(readonly driver: GroupCommitSqliteDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const stmt = this.driver.db.prepare(query.sql);
-    if (this.state === 'idle') {
-      // A query outside a transaction must not read a group's work before it is durable.
-      this.driver.commitGroup();
-      // A read runs in the open snapshot, if any; a write outside a transaction commits on its own.
-      if (!stmt.readonly) this.driver.endSnapshot();
+    if (this.state !== 'idle') return runPrepared<R>(stmt, query.parameters);
+    // A query outside a transaction must not read a group's work before it is durable.
+    this.driver.commitGroup();
+    // A read runs in the open snapshot, if any; a write outside a transaction commits on its own.
+    if (!stmt.readonly) this.driver.endSnapshot();
+    let result: QueryResult<R>;
+    try {
+      result = runPrepared<R>(stmt, query.parameters);
+    } finally {
+      await this.driver.afterPlainStatement(this, stmt.readonly);
     }
-    return runPrepared<R>(stmt, query.parameters);
+    return result;
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -85,6 +91,8 @@ class Lease implements DatabaseConnection {
       this.driver.commitGroup();
       // A statement left running across awaits cannot live in a snapshot that a turn ends.
       this.driver.endSnapshot();
+      // Rows are handed out as they are read: only once what they may show is durable.
+      await this.driver.durability.whenDurable();
     }
     const stmt = this.driver.db.prepare(query.sql);
     for (const row of stmt.iterate(query.parameters)) yield { rows: [row as R] };
@@ -92,18 +100,22 @@ class Lease implements DatabaseConnection {
 }
 
 /**
- * Kysely's SQLite driver, plus group commit. With `synchronous=FULL` every COMMIT waits for an
- * fsync (0.1-0.3 ms here, during which better-sqlite3 blocks the event loop), and that, not the
- * statements, was most of the cost of creating a due. Here a transaction runs as a SAVEPOINT
- * inside one outer `BEGIN IMMEDIATE`; when it finishes it is RELEASEd into that outer
- * transaction and waits, the connection goes to the next transaction already queued, and at the
- * next turn of the event loop one COMMIT (one fsync) makes the whole group durable. Only then do
- * the transactions of the group return, so no caller is told "done" before its write is on disk.
+ * Kysely's SQLite driver, plus group commit. A durable COMMIT waits for an fsync (0.3-1.5 ms
+ * here), and that, not the statements, was most of the cost of creating a due. Here a
+ * transaction runs as a SAVEPOINT inside one outer `BEGIN IMMEDIATE`; when it finishes it is
+ * RELEASEd into that outer transaction and waits, the connection goes to the next transaction
+ * already queued, and at the next turn of the event loop one COMMIT makes the whole group
+ * visible. The fsync that makes it durable runs off the event loop (db/durability.ts: the
+ * connection is in `synchronous=NORMAL` and the driver syncs the WAL itself), so the next group
+ * is being built while the disk works; that group is committed once the sync has finished, so
+ * it holds every transaction that ended meanwhile. Only once a group is durable do its
+ * transactions return, so no caller is told "done" before its write is on disk.
  *
  * - A transaction that fails rolls back to its savepoint: the others in the group keep their work.
  * - If the COMMIT fails, every transaction of the group fails (none was acknowledged).
- * - A query outside a transaction first commits the open group, so reads never see work that is
- *   not yet durable.
+ * - Nothing read is handed out before what it could show is durable: a query outside a
+ *   transaction first commits the open group, and its rows, like a failed transaction's error,
+ *   wait for the commits made before it to reach the disk (without holding the connection).
  * - Transactions are taken in arrival order; a group holds those that were queued while it ran.
  *
  * Read snapshots: every statement outside a transaction otherwise opens and closes a read
@@ -129,11 +141,20 @@ export class GroupCommitSqliteDriver implements Driver {
   #flushScheduled = false;
   /** Counts for tests and metrics: transactions committed, and the COMMITs that carried them. */
   readonly stats = { transactions: 0, commits: 0 };
+  readonly durability: Durability;
+  readonly #walSync: FileSync;
 
-  constructor(database: BetterSqlite3.Database, statements: Statements) {
+  /**
+   * `walSync` makes the connection's WAL durable: db/durability.ts's fileSync of `<db>-wal` in
+   * production (the connection must then run with synchronous=NORMAL), a controllable fake in
+   * tests.
+   */
+  constructor(database: BetterSqlite3.Database, statements: Statements, walSync: FileSync) {
     this.#database = database;
     this.db = statements;
     this.#dataVersion = statements.prepare('pragma data_version');
+    this.#walSync = walSync;
+    this.durability = new Durability(walSync);
   }
 
   /**
@@ -174,7 +195,35 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire();
+    const failure = this.durability.failure;
+    if (failure) {
+      this.#lock.release();
+      throw failure;
+    }
     return new Lease(this);
+  }
+
+  /**
+   * After a statement outside a Kysely transaction: a write committed on its own (or, for the
+   * migrations' own BEGIN ... COMMIT, a COMMIT) is counted, and the caller gets its result once
+   * every commit it could have seen is durable. It waits without the lock, unless a transaction
+   * opened by plain statements is still going on.
+   */
+  afterPlainStatement(lease: Lease, readonly: boolean): Promise<void> | undefined {
+    if (!this.#database.inTransaction && (!readonly || this.#openedByStatements)) this.durability.committed();
+    this.#openedByStatements = this.#database.inTransaction && !this.#snapshot;
+    const wait = this.durability.whenDurable();
+    if (wait === null) return undefined;
+    if (!this.#openedByStatements) this.#handOn(lease);
+    return wait;
+  }
+
+  /** A transaction begun with plain statements (the migrations' BEGIN IMMEDIATE) is open. */
+  #openedByStatements = false;
+
+  #handOn(lease: Lease): void {
+    lease.handedOn = true;
+    this.#lock.release();
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -203,8 +252,7 @@ export class GroupCommitSqliteDriver implements Driver {
     lease.state = 'waiting';
     this.#scheduleFlush();
     // Hand the connection on now: the next queued transaction joins this group.
-    lease.handedOn = true;
-    this.#lock.release();
+    this.#handOn(lease);
     try {
       await durable;
     } finally {
@@ -225,6 +273,11 @@ export class GroupCommitSqliteDriver implements Driver {
       // SQLite rolled the whole outer transaction back (disk full, I/O error): the group is lost.
       this.commitGroup();
     }
+    // Its error may rest on what it read (409: already paid): not told before that is durable.
+    const wait = this.durability.whenDurable();
+    if (wait === null) return;
+    this.#handOn(lease);
+    await wait;
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -239,8 +292,10 @@ export class GroupCommitSqliteDriver implements Driver {
     try {
       this.endSnapshot();
       this.commitGroup();
+      await this.durability.whenDurable();
     } finally {
       this.#database.close();
+      this.#walSync.close();
     }
   }
 
@@ -265,20 +320,34 @@ export class GroupCommitSqliteDriver implements Driver {
       for (const member of group) member.reject(error);
       return;
     }
-    for (const member of group) member.resolve();
+    // A group whose members all rolled back changed nothing: nothing to sync.
+    if (group.length === 0) return;
+    const commit = this.durability.committed();
+    for (const member of group) this.durability.notify(commit, member.resolve, member.reject);
   }
 
+  /**
+   * Commits the open group at the end of this turn of the event loop, or, while a sync is still
+   * running, once it has finished: the transactions that end meanwhile join the group, so that one
+   * COMMIT and one sync carry all of them (fewer WAL pages written per transaction, one sync per
+   * disk round trip).
+   */
   #scheduleFlush() {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(async () => {
-      await this.#lock.acquire();
-      this.#flushScheduled = false;
-      try {
-        this.commitGroup();
-      } finally {
-        this.#lock.release();
-      }
+    setImmediate(() => {
+      if (this.durability.syncing) this.durability.onceIdle(() => this.#flush());
+      else void this.#flush();
     });
+  }
+
+  async #flush() {
+    await this.#lock.acquire();
+    this.#flushScheduled = false;
+    try {
+      this.commitGroup();
+    } finally {
+      this.#lock.release();
+    }
   }
 }

@@ -96,20 +96,18 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     return jsonParser(request, body as string, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  coalesceWrites(app, deps.store.endReadSnapshot);
   const { httpDuration } = deps.metrics;
-  app.addHook('onResponse', async (request, reply) => {
-    httpDuration.observe(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status: reply.statusCode,
-      },
-      reply.elapsedTime / 1000,
-    );
+  coalesceWrites(app, {
+    beforeWrite: deps.store.endReadSnapshot,
+    onWrite: (request, reply) => {
+      reply.header('x-request-id', request.id);
+      httpDuration.observe(
+        request.method,
+        request.routeOptions.url ?? 'unmatched',
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
+    },
   });
 
   for (const schema of [

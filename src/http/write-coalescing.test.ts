@@ -6,7 +6,10 @@ describe('coalesceWrites', () => {
   it('holds the responses of one turn until its end, then runs beforeWrite once and sends them all', async () => {
     const events: string[] = [];
     const app = Fastify();
-    coalesceWrites(app, () => events.push('beforeWrite'));
+    coalesceWrites(app, {
+      beforeWrite: () => events.push('beforeWrite'),
+      onWrite: (request) => events.push(`write ${(request.params as { n: string }).n}`),
+    });
     app.get('/:n', async (request) => {
       const { n } = request.params as { n: string };
       events.push(`handled ${n}`);
@@ -26,15 +29,24 @@ describe('coalesceWrites', () => {
       [200, { n: '2' }],
       [200, { n: '3' }],
     ]);
-    expect(events.slice(0, 4)).toEqual(['handled 1', 'handled 2', 'handled 3', 'beforeWrite']);
-    expect(events.slice(4).sort()).toEqual(['received 1', 'received 2', 'received 3']);
+    expect(events.slice(0, 7)).toEqual([
+      'handled 1',
+      'handled 2',
+      'handled 3',
+      'beforeWrite',
+      'write 1',
+      'write 2',
+      'write 3',
+    ]);
+    expect(events.slice(7).sort()).toEqual(['received 1', 'received 2', 'received 3']);
     await app.close();
   });
 
   it('sends error responses too, and a later turn gets its own beforeWrite', async () => {
     let calls = 0;
+    const written: number[] = [];
     const app = Fastify();
-    coalesceWrites(app, () => calls++);
+    coalesceWrites(app, { beforeWrite: () => calls++, onWrite: (_request, reply) => written.push(reply.statusCode) });
     app.get('/boom', async () => {
       throw Object.assign(new Error('no'), { statusCode: 409 });
     });
@@ -42,6 +54,7 @@ describe('coalesceWrites', () => {
     expect((await app.inject({ method: 'GET', url: '/boom' })).statusCode).toBe(409);
     expect((await app.inject({ method: 'GET', url: '/missing' })).statusCode).toBe(404);
     expect(calls).toBe(2);
+    expect(written).toEqual([409, 404]);
     await app.close();
   });
 });

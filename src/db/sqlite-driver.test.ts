@@ -10,11 +10,18 @@ import { GroupCommitSqliteDriver, type Statements } from './sqlite-driver.js';
 /** A WAL sync that completes only when the test says so. */
 function heldSync() {
   const pending: ((error: Error | null) => void)[] = [];
+  let held = true;
   return {
     started: 0,
     sync(done: (error: Error | null) => void) {
       this.started++;
-      pending.push(done);
+      if (held) pending.push(done);
+      else setImmediate(() => done(null));
+    },
+    /** From now on syncs complete by themselves (so that a failed test can still close the store). */
+    letGo() {
+      held = false;
+      this.complete();
     },
     close() {},
     /** Completes the syncs started so far. */
@@ -45,13 +52,13 @@ describe('GroupCommitSqliteDriver', () => {
   /** A second connection, as another process would have: it only sees committed data. */
   let other: BetterSqlite3.Database;
 
-  const open = async (walSync: (file: string) => FileSync) => {
+  const open = async (walSync: (file: string) => FileSync, opts: { groupWindowMs?: number } = {}) => {
     const file = path.join(dir, 'db.sqlite');
     const raw = new BetterSqlite3(file);
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
-    driver = new GroupCommitSqliteDriver(raw, raw as unknown as Statements, walSync(`${file}-wal`));
+    driver = new GroupCommitSqliteDriver(raw, raw as unknown as Statements, walSync(`${file}-wal`), opts);
     const theDriver = driver;
     class TestDialect extends SqliteDialect {
       override createDriver(): Driver {
@@ -170,6 +177,7 @@ describe('GroupCommitSqliteDriver', () => {
       wal = heldSync();
       await open(() => wal);
     });
+    afterEach(() => wal.letGo());
     const insert = (id: number) =>
       db.transaction().execute((trx) => trx.insertInto('t').values({ id, note: null }).execute());
     const track = <T>(promise: Promise<T>) => {
@@ -215,6 +223,50 @@ describe('GroupCommitSqliteDriver', () => {
       expect(later.every((w) => w.ok)).toBe(true);
       expect(driver.stats.commits - commits).toBe(2);
       expect(driver.durability.syncs).toBe(2);
+    });
+
+    it('keeps a group open while transactions keep joining it, turn after turn, and commits it once a turn adds none', async () => {
+      await db.destroy();
+      // a window far longer than the test: only the group's growth decides
+      await open(() => wal, { groupWindowMs: 60_000 });
+      const writes = [track(insert(1))];
+      for (let id = 2; id <= 5; id++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        writes.push(track(insert(id)));
+      }
+      await settle();
+      // one COMMIT carried all five (a turn passed without a new one), and one sync follows it
+      expect(driver.stats.commits).toBe(1);
+      expect(driver.stats.transactions).toBe(5);
+      expect([1, 2, 3, 4, 5].every(visibleElsewhere)).toBe(true);
+      expect(wal.started).toBe(1);
+      expect(writes.some((w) => w.settled)).toBe(false);
+      wal.complete();
+      await settle();
+      expect(writes.every((w) => w.ok)).toBe(true);
+    });
+
+    it('commits a group that keeps growing once its window has passed', async () => {
+      await db.destroy();
+      await open(() => wal, { groupWindowMs: 20 });
+      const writes = [track(insert(1))];
+      // a new transaction every turn for up to 2 s: the group must not wait for the stream to end
+      const started = performance.now();
+      while (!visibleElsewhere(1) && performance.now() - started < 2000) {
+        await new Promise((resolve) => setImmediate(resolve));
+        writes.push(track(insert(writes.length + 1)));
+      }
+      expect(visibleElsewhere(1)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(writes.length).toBeGreaterThan(2);
+      expect(driver.stats.commits).toBe(1);
+      // the rest form the next group, committed after this sync
+      for (let i = 0; i < 2; i++) {
+        wal.complete();
+        await settle(5);
+      }
+      expect(writes.every((w) => w.ok)).toBe(true);
+      expect(driver.stats.commits).toBe(2);
     });
 
     it('holds back a read that could see a commit not yet durable, without holding the connection', async () => {

@@ -6,14 +6,17 @@ import { freePort, measure, start, stop } from './lib.js';
 import { BENCH_DIR, seed } from './seed.js';
 
 /**
- * `npm run bench` (issue 2): the API on SQLite (synchronous=FULL) with 1,000,000 dues and 100,000
- * contacts, against a bare node:http server answering the same bytes, in one run. Prints req/s
- * and the ratio for: GET one due, a filtered list page of 50, the summary, create; then the
+ * `npm run bench` (issue 2): the API on SQLite (durable commits, synchronous=FULL's guarantee)
+ * with 1,000,000 dues and 100,000 contacts, against a bare node:http server answering the same
+ * bytes, in one run. Prints req/s and the ratio for: GET one due, a filtered list page of 50, the summary, create; then the
  * summary latency at 1M dues against a business with 1k dues. `--quick` runs a small smoke
- * version; `--fresh` regenerates the data.
+ * version; `--fresh` regenerates the data; `--only <text>` runs the scenarios whose name has it.
  */
 const quick = process.argv.includes('--quick');
 const fresh = process.argv.includes('--fresh');
+/** `--only <text>`: run only the scenarios whose name contains it (e.g. `--only create`). */
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 const sizes = quick
   ? { dues: 20_000, contacts: 2_000, smallDues: 1_000 }
   : { dues: 1_000_000, contacts: 100_000, smallDues: 1_000 };
@@ -96,7 +99,7 @@ async function main() {
     );
     const refBase = `http://127.0.0.1:${refPort}`;
 
-    const scenarios: {
+    const allScenarios: {
       name: string;
       /** none: shown for comparison only */
       target?: number;
@@ -113,6 +116,7 @@ async function main() {
       { name: 'summary', target: 0.45, paths: ['/v1/summary'] },
       { name: 'create due', target: 0.07, paths: ['/v1/transactions'], method: 'POST', body: createBody },
     ];
+    const scenarios = allScenarios.filter((s) => only === undefined || s.name.includes(only));
     const rows = [];
     for (const s of scenarios) {
       const [apiUrl, apiPid] = s.plain ? [plainBase, plain.pid] : [apiBase, api.pid];
@@ -244,7 +248,10 @@ async function main() {
     };
     const resultsDir = path.join(import.meta.dirname, 'results');
     mkdirSync(resultsDir, { recursive: true });
-    writeFileSync(path.join(resultsDir, `api-${quick ? 'quick' : 'full'}.json`), JSON.stringify(summary, null, 2));
+    writeFileSync(
+      path.join(resultsDir, `api-${quick ? 'quick' : 'full'}${only === undefined ? '' : '-only'}.json`),
+      JSON.stringify(summary, null, 2),
+    );
     console.log(
       JSON.stringify({
         ratios: Object.fromEntries(rows.map((r) => [r.name, Number(r.ratio.toFixed(3))])),

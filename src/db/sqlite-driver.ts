@@ -341,12 +341,12 @@ export class GroupCommitSqliteDriver implements Driver {
   /**
    * Commits the open group once it stops growing: at the end of this turn of the event loop, or,
    * while a sync is still running, once it has finished; and then only after a turn in which no
-   * transaction joined it, within GROUP_WINDOW_MS (2 ms) of its first transaction. The transactions that
-   * end meanwhile join the group, so that one COMMIT and one sync carry all of them: under load
-   * the callers answered by the last sync come back with their next writes in the turns right
-   * after it, and waiting for them doubled the group (4 -> 9 creates under the bench's 10
-   * connections; create 1.1-1.2x, since each group writes about the same WAL pages whatever its
-   * size). A lone transaction waits one more turn; none waits more than the window for the group.
+   * transaction joined it, within GROUP_WINDOW_MS (2 ms) of its first transaction. The
+   * transactions that end meanwhile join the group, so that one COMMIT and one sync carry all of
+   * them: under load the callers answered by the last sync come back with their next writes in
+   * the turns right after it, and waiting for them doubled the group (4 -> 9 creates under the
+   * bench's 10 connections; create 1.1-1.2x, since each group writes about the same WAL pages
+   * whatever its size). A lone transaction waits one more turn; none waits more than the window.
    */
   #scheduleFlush() {
     if (this.#flushScheduled) return;

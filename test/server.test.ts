@@ -60,20 +60,24 @@ async function waitForReady(base: string, child: ChildProcess, logs: string[]) {
   throw new Error(`server did not become ready:\n${logs.join('')}`);
 }
 
+/** Starts `npm start`'s entry point on a free port, collecting its output; does not wait for it. */
+async function spawnServer(env: Record<string, string | undefined>) {
+  const port = await freePort();
+  const logs: string[] = [];
+  const child = startScript('src/server.ts', { ...env, PORT: String(port) });
+  child.stdout?.on('data', (d) => logs.push(String(d)));
+  child.stderr?.on('data', (d) => logs.push(String(d)));
+  return { child, logs, base: `http://127.0.0.1:${port}` };
+}
+
 describe('the server process (npm start)', () => {
   it('serves over real HTTP with JSON logs and exits 0 on SIGTERM', async () => {
-    const port = await freePort();
-    const logs: string[] = [];
-    const child = startScript('src/server.ts', {
+    const { child, logs, base } = await spawnServer({
       ...storeEnv(h),
-      PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       LOG_REQUESTS: 'true',
     });
-    child.stdout?.on('data', (d) => logs.push(String(d)));
-    child.stderr?.on('data', (d) => logs.push(String(d)));
-    const base = `http://127.0.0.1:${port}`;
     await waitForReady(base, child, logs);
 
     const biz = await h.newBusiness();
@@ -104,16 +108,7 @@ describe('the server process (npm start)', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-fresh-'));
     const databaseUrl = STORE === 'postgres' ? await emptyDatabase() : undefined;
     const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', WORKERS: 'off', HOST: '127.0.0.1' };
-    const started = await Promise.all(
-      [0, 1].map(async () => {
-        const port = await freePort();
-        const logs: string[] = [];
-        const child = startScript('src/server.ts', { ...env, PORT: String(port) });
-        child.stdout?.on('data', (d) => logs.push(String(d)));
-        child.stderr?.on('data', (d) => logs.push(String(d)));
-        return { child, logs, base: `http://127.0.0.1:${port}` };
-      }),
-    );
+    const started = await Promise.all([0, 1].map(() => spawnServer(env)));
     try {
       for (const s of started) await waitForReady(s.base, s.child, s.logs);
       const store = openStore({ dataDir, databaseUrl, pgPoolMax: 1 });
@@ -142,14 +137,9 @@ describe('the server process (npm start)', () => {
     const biz = await h.newBusiness();
     const env = { ...storeEnv(h), HOST: '127.0.0.1', WORKERS: 'off', RATE_LIMIT_PER_MINUTE: '1000000' };
     const start = async () => {
-      const port = await freePort();
-      const logs: string[] = [];
-      const child = startScript('src/server.ts', { ...env, PORT: String(port) });
-      child.stdout?.on('data', (d) => logs.push(String(d)));
-      child.stderr?.on('data', (d) => logs.push(String(d)));
-      const base = `http://127.0.0.1:${port}`;
-      await waitForReady(base, child, logs);
-      return { child, base };
+      const server = await spawnServer(env);
+      await waitForReady(server.base, server.child, server.logs);
+      return server;
     };
     const call = (base: string, method: string, url: string, body?: unknown) =>
       fetch(`${base}${url}`, {

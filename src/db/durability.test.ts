@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Durability, type FileSync, fileSync } from './durability.js';
+import { Durability, fileSync } from './durability.js';
+import { heldSync } from './held-sync.js';
 
 describe('fileSync', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'file-sync-'));
@@ -25,31 +26,16 @@ describe('fileSync', () => {
 });
 
 describe('Durability', () => {
-  /** Syncs complete when the test says so. */
-  const held = () => {
-    const pending: ((error: Error | null) => void)[] = [];
-    const file: FileSync = {
-      sync: (done) => {
-        pending.push(done);
-      },
-      close: () => {},
-    };
-    const complete = (error: Error | null = null) => {
-      for (const done of pending.splice(0)) done(error);
-    };
-    return { file, pending, complete };
-  };
-
   it('needs no wait for commits already durable, and no sync when nothing was committed', () => {
-    const { file, pending } = held();
-    const d = new Durability(file);
+    const wal = heldSync();
+    const d = new Durability(wal);
     expect(d.whenDurable()).toBeNull();
-    expect(pending).toHaveLength(0);
+    expect(wal.running).toBe(0);
   });
 
   it('releases each waiter with the first sync that started after its commit; later commits share the next', async () => {
-    const { file, pending, complete } = held();
-    const d = new Durability(file);
+    const wal = heldSync();
+    const d = new Durability(wal);
     const released: number[] = [];
     const wait = (n: number) =>
       d.notify(
@@ -58,31 +44,31 @@ describe('Durability', () => {
         () => {},
       );
     wait(d.committed());
-    expect(pending).toHaveLength(1);
+    expect(wal.running).toBe(1);
     // two more commits while that sync runs: no second sync yet
     wait(d.committed());
     wait(d.committed());
-    expect(pending).toHaveLength(1);
-    complete();
+    expect(wal.running).toBe(1);
+    wal.complete();
     expect(released).toEqual([1]);
     // one sync for both, started as soon as the first finished
-    expect(pending).toHaveLength(1);
-    complete();
+    expect(wal.running).toBe(1);
+    wal.complete();
     expect(released).toEqual([1, 2, 3]);
     expect(d.syncs).toBe(2);
     expect(d.whenDurable()).toBeNull();
   });
 
   it('treats a failed sync as final: waiters and every later wait fail, no sync is tried again', async () => {
-    const { file, pending, complete } = held();
-    const d = new Durability(file);
+    const wal = heldSync();
+    const d = new Durability(wal);
     const waiting = d.whenDurable(d.committed());
-    complete(new Error('EIO'));
+    wal.complete(new Error('EIO'));
     await expect(waiting).rejects.toThrow(/could not make its writes durable \(EIO\)/);
     expect(d.failure?.message).toMatch(/restart the process/);
     await expect(d.whenDurable()).rejects.toThrow(/EIO/);
     d.committed();
     await expect(d.whenDurable()).rejects.toThrow(/EIO/);
-    expect(pending).toHaveLength(0);
+    expect(wal.running).toBe(0);
   });
 });

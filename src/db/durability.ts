@@ -60,7 +60,7 @@ export class Durability {
   #waiters: Waiter[] = [];
   #failure: Error | null = null;
   #idle: (() => void)[] = [];
-  /** fdatasync calls made, for tests and metrics. */
+  /** fdatasync calls made (tests read it). */
   syncs = 0;
 
   constructor(private readonly file: FileSync) {}

@@ -5,34 +5,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FileSync, fileSync } from './durability.js';
+import { heldSync } from './held-sync.js';
 import { GroupCommitSqliteDriver, type Statements } from './sqlite-driver.js';
-
-/** A WAL sync that completes only when the test says so. */
-function heldSync() {
-  const pending: ((error: Error | null) => void)[] = [];
-  let held = true;
-  return {
-    started: 0,
-    sync(done: (error: Error | null) => void) {
-      this.started++;
-      if (held) pending.push(done);
-      else setImmediate(() => done(null));
-    },
-    /** From now on syncs complete by themselves (so that a failed test can still close the store). */
-    letGo() {
-      held = false;
-      this.complete();
-    },
-    close() {},
-    /** Completes the syncs started so far. */
-    complete(error: Error | null = null) {
-      for (const done of pending.splice(0)) done(error);
-    },
-    get running() {
-      return pending.length;
-    },
-  };
-}
 
 /** Lets queued microtasks and the next turns of the event loop run. */
 async function settle(turns = 3) {

@@ -109,12 +109,12 @@ class Lease implements DatabaseConnection {
  * here), and that, not the statements, was most of the cost of creating a due. Here a
  * transaction runs as a SAVEPOINT inside one outer `BEGIN IMMEDIATE`; when it finishes it is
  * RELEASEd into that outer transaction and waits, the connection goes to the next transaction
- * already queued, and at the next turn of the event loop one COMMIT makes the whole group
- * visible. The fsync that makes it durable runs off the event loop (db/durability.ts: the
- * connection is in `synchronous=NORMAL` and the driver syncs the WAL itself), so the next group
- * is being built while the disk works; that group is committed once the sync has finished, so
- * it holds every transaction that ended meanwhile. Only once a group is durable do its
- * transactions return, so no caller is told "done" before its write is on disk.
+ * already queued, and one COMMIT then makes the whole group visible. The fsync that makes it
+ * durable runs off the event loop (db/durability.ts: the connection is in `synchronous=NORMAL`
+ * and the driver syncs the WAL itself), so the next group is being built while the disk works;
+ * that group is committed once the sync has finished and it has stopped growing
+ * (#scheduleFlush), so it holds every transaction that ended meanwhile. Only once a group is
+ * durable do its transactions return, so no caller is told "done" before its write is on disk.
  *
  * - A transaction that fails rolls back to its savepoint: the others in the group keep their work.
  * - If the COMMIT fails, every transaction of the group fails (none was acknowledged).
@@ -362,10 +362,7 @@ export class GroupCommitSqliteDriver implements Driver {
       }
       void this.#flush();
     };
-    setImmediate(() => {
-      if (this.durability.syncing) this.durability.onceIdle(commitOnceSettled);
-      else commitOnceSettled();
-    });
+    setImmediate(() => this.durability.onceIdle(commitOnceSettled));
   }
 
   async #flush() {

@@ -1,6 +1,6 @@
 import { Histogram, type Metric, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { RequestDurations } from './metrics.js';
+import { DURATION_BUCKETS, RequestDurations } from './metrics.js';
 
 describe('RequestDurations', () => {
   const observations: [string, string, number, number][] = [
@@ -22,7 +22,7 @@ describe('RequestDurations', () => {
       name: 'http_request_duration_seconds',
       help: durations.help,
       labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      buckets: DURATION_BUCKETS,
       registers: [reference],
     });
     for (const [method, route, status, seconds] of observations) {

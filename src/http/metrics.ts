@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 
-const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 interface DurationSeries {
   labels: { method: string; route: string; status: number };

@@ -1,5 +1,5 @@
 import type { Db } from '../db/schema.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
 import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { errorResponses } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { parseWhatsAppPayload } from './whatsapp-payload.js';

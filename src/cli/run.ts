@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
 import type { BusinessService } from '../businesses/service.js';
-import { AppError } from '../http/errors.js';
+import { AppError, isClientError } from '../errors.js';
 
 /**
  * Admin CLI (PRODUCT part 1, contract):
@@ -172,7 +172,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 function report(error: unknown, json: boolean, io: CliIo): number {
   // Argument problems (and a business or key that does not exist) are exit 2; anything else 1.
-  const usage = error instanceof UsageError || (error instanceof AppError && error.status < 500);
+  const usage = error instanceof UsageError || (error instanceof AppError && isClientError(error.code));
   const message = error instanceof Error ? error.message : String(error);
   if (json) {
     const field = error instanceof AppError ? error.field : undefined;

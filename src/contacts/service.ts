@@ -1,7 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';

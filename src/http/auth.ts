@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey, BusinessService } from '../businesses/service.js';
 import type { Config } from '../config.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 import type { RateLimitStore } from './rate-limit.js';
 
 declare module 'fastify' {

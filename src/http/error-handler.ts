@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, errors } from './errors.js';
+import { AppError, type ErrorCode, errors } from '../errors.js';
+import { statusOf } from './error-status.js';
 import { validationToAppError } from './validation.js';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
@@ -44,9 +45,10 @@ export function toAppError(error: unknown): AppError {
  */
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
-  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  const status = statusOf(appError);
+  if (status >= 500) request.log.error({ err: error }, 'request failed');
   if (appError.headers) reply.headers(appError.headers);
-  return reply.code(appError.status).send(appError.toBody());
+  return reply.code(status).send(appError.toBody());
 }
 
 export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {

@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import { isLockTimeout } from '../db/errors.js';
 import type { Db, Trx } from '../db/schema.js';
 import type { StoreKind } from '../db/store.js';
+import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/ids.js';
-import { errors } from './errors.js';
 
 export interface StoredResponse {
   status: number;

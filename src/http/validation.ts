@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
-import { type AppError, errors } from './errors.js';
+import { type AppError, errors } from '../errors.js';
 
 /**
  * Two validators: bodies are strict JSON (a string "100" is not an integer), while query strings

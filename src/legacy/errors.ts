@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { toAppError } from '../http/error-handler.js';
+import { statusOf } from '../http/error-status.js';
 import { validatorCompiler } from '../http/validation.js';
 
 /**
@@ -9,9 +10,9 @@ import { validatorCompiler } from '../http/validation.js';
  */
 export function legacyErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
-  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (statusOf(appError) >= 500) request.log.error({ err: error }, 'request failed');
   if (appError.headers) reply.headers(appError.headers);
-  return reply.code(appError.status).send({ error: appError.message });
+  return reply.code(statusOf(appError)).send({ error: appError.message });
 }
 
 export function legacyNotFoundHandler(_request: FastifyRequest, reply: FastifyReply) {

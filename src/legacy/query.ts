@@ -1,4 +1,4 @@
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { isCalendarDate } from '../lib/dates.js';
 import { isUuid } from '../lib/ids.js';
 

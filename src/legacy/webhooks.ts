@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../errors.js';
 import { ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';

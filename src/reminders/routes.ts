@@ -1,6 +1,6 @@
 import { ChannelError } from '../channels/channel.js';
+import { errors } from '../errors.js';
 import { absentBodyIsEmptyObject } from '../http/body.js';
-import { errors } from '../http/errors.js';
 import { errorResponses, IdParams } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { RemindBody, RemindResponse } from './schema.js';

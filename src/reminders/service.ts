@@ -2,7 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import { findBusiness } from '../businesses/repository.js';
 import { ChannelError, type ChatChannel } from '../channels/channel.js';
 import type { Db, Executor } from '../db/schema.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';

@@ -4,7 +4,7 @@ import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
 import type { Db, Trx } from '../db/schema.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
 import { EVENT_TYPES, type EventType } from '../outbox/events.js';

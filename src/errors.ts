@@ -1,25 +1,27 @@
 /**
- * The one error model (PRODUCT part 2): a code per status, a factory per situation, and one
- * handler (http/error-handler.ts) that turns anything thrown into the envelope
- * {"error": {"code", "message", "field"?}}.
+ * The one error model (PRODUCT part 2), free of HTTP: a code per situation and a factory per
+ * situation, thrown by the domain modules, the CLI and the workers alike. The HTTP layer maps a
+ * code to its status (http/error-status.ts) and one handler (http/error-handler.ts) turns anything
+ * thrown into the envelope {"error": {"code", "message", "field"?}}.
  */
-export const ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  unprocessable: 422,
-  rate_limited: 429,
-  internal: 500,
-  unavailable: 503,
-} as const;
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'internal'
+  | 'unavailable';
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** Codes that are the caller's doing (4xx over HTTP, exit code 2 in the CLI). */
+export function isClientError(code: ErrorCode): boolean {
+  return code !== 'internal' && code !== 'unavailable';
+}
 
 export class AppError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
   readonly field: string | undefined;
   readonly headers: Record<string, string> | undefined;
 
@@ -27,7 +29,6 @@ export class AppError extends Error {
     super(message);
     this.name = 'AppError';
     this.code = code;
-    this.status = ERROR_STATUS[code];
     this.field = options.field;
     this.headers = options.headers;
   }
@@ -53,5 +54,6 @@ export const errors = {
   unprocessable: (message: string, field?: string) =>
     new AppError('unprocessable', message, field === undefined ? {} : { field }),
   rateLimited: (message: string) => new AppError('rate_limited', message, { headers: { 'retry-after': '60' } }),
-  unavailable: (message: string) => new AppError('unavailable', message),
+  unavailable: (message: string, retryAfterSeconds = 1) =>
+    new AppError('unavailable', message, { headers: { 'retry-after': String(retryAfterSeconds) } }),
 };

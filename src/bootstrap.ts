@@ -2,10 +2,13 @@ import type { Logger } from 'pino';
 import { createLogger } from './app.js';
 import { createChannel } from './channels/index.js';
 import { type Config, loadConfig } from './config.js';
+import type { StoreMonitor } from './db/health.js';
 import { migrate, openStore, type Store } from './db/store.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
-import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './http/rate-limit.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { MemoryRateLimitStore } from './rate-limit/memory.js';
+import type { RateLimitStore } from './rate-limit/port.js';
+import { type BreakerEvents, RedisRateLimitStore } from './rate-limit/redis.js';
 import { createServices, type Services } from './services.js';
 
 export interface Runtime {
@@ -31,7 +34,11 @@ export async function bootstrap(
 ): Promise<Runtime> {
   const config = loadConfig(options.env);
   const logger = createLogger(options.logLevel ?? config.logLevel, options.logToStderr ? 2 : 1);
-  const store = openStore(config, { backgroundCheckpoints: !options.shortLived });
+  const metrics = createMetrics();
+  const store = openStore(config, {
+    backgroundCheckpoints: !options.shortLived,
+    monitor: storeMonitor(logger, metrics),
+  });
   try {
     await migrate(store.db);
   } catch (error) {
@@ -39,13 +46,8 @@ export async function bootstrap(
     throw error;
   }
   const clock = systemClock;
-  const metrics = createMetrics();
-  let redisWarned = false;
   const rateLimits: RateLimitStore = config.redisUrl
-    ? new RedisRateLimitStore(config.redisUrl, clock, (error) => {
-        if (!redisWarned) logger.warn({ err: error }, 'Redis unreachable; rate limits fall back to this process');
-        redisWarned = true;
-      })
+    ? new RedisRateLimitStore(config.redisUrl, clock, redisBreakerEvents(logger, metrics))
     : new MemoryRateLimitStore(clock);
   const services = createServices({ store, clock, config, channel: createChannel(config, logger) });
   return {
@@ -60,6 +62,41 @@ export async function bootstrap(
       await services.webhookSender.close();
       await rateLimits.close();
       await store.close();
+    },
+  };
+}
+
+/** An outage of the store: logged once when it starts (with its cause) and once when it ends. */
+function storeMonitor(logger: Logger, metrics: Metrics): StoreMonitor {
+  metrics.storeUp.set(1);
+  return {
+    onDown(cause) {
+      metrics.storeUp.set(0);
+      metrics.storeOutages.inc();
+      logger.error({ err: cause }, 'database unreachable: requests answer 503 until it is back');
+    },
+    onUp(downForMs) {
+      metrics.storeUp.set(1);
+      logger.info({ downForMs }, 'database reachable again');
+    },
+  };
+}
+
+/** The Redis rate limiter's circuit breaker: logged once per outage, counted in metrics. */
+function redisBreakerEvents(logger: Logger, metrics: Metrics): BreakerEvents {
+  metrics.redisUp.set(1);
+  return {
+    onOpen(cause) {
+      metrics.redisUp.set(0);
+      metrics.redisOutages.inc();
+      logger.warn({ err: cause }, 'Redis unreachable: rate limits are counted per process until it is back');
+    },
+    onClose() {
+      metrics.redisUp.set(1);
+      logger.info('Redis reachable again: rate limits are shared again');
+    },
+    onLocalHit() {
+      metrics.rateLimitLocalHits.inc();
     },
   };
 }

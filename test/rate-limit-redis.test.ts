@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createMetrics } from '../src/http/metrics.js';
-import { RedisRateLimitStore } from '../src/http/rate-limit.js';
 import type { App } from '../src/http/types.js';
+import { RedisRateLimitStore } from '../src/rate-limit/redis.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -15,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /** A second API process in all but name: its own app and its own limiter, on the same store. */
-async function apiProcess(redisUrl: string, onError: (e: unknown) => void = () => {}) {
-  const rateLimits = new RedisRateLimitStore(redisUrl, h.clock, onError);
+async function apiProcess(redisUrl: string, onOpen: (e: unknown) => void = () => {}) {
+  const rateLimits = new RedisRateLimitStore(redisUrl, h.clock, { onOpen });
   const app: App = await buildApp(
     { config: h.config, store: h.store, clock: h.clock, services: h.services, rateLimits, metrics: createMetrics() },
     pino({ level: 'silent' }),
@@ -65,7 +65,8 @@ describe('rate limit shared through Redis (REDIS_URL)', () => {
         );
       }
       expect(statuses).toEqual([200, 200, 200, 200, 429]);
-      expect(errors.length).toBeGreaterThan(0);
+      // the breaker opened once, however many hits it counted locally
+      expect(errors.length).toBe(1);
     } finally {
       await down.close();
     }

@@ -1,5 +1,6 @@
-import { PostgresDialect } from 'kysely';
+import { PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
+import type { StoreHealth } from './health.js';
 
 /**
  * pg returns int8/numeric as strings, timestamptz as Date and date as Date. We hand back what
@@ -22,14 +23,42 @@ function getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string)
   }
 }
 
-export function openPostgres(connectionString: string, max: number): { dialect: PostgresDialect; pool: pg.Pool } {
+/**
+ * The pool, and what Kysely gets of it. No pg error may crash the process (an 'error' event
+ * without a listener throws): the pool's own 'error' covers idle clients, and every client gets a
+ * listener of its own when it connects, for the time it is checked out (a transaction waiting
+ * between two queries, the LISTEN connection). Every connection failure is reported to `health`,
+ * which makes one outage of them; a new connection that succeeds ends it.
+ */
+export function openPostgres(
+  connectionString: string,
+  max: number,
+  health: StoreHealth,
+): { dialect: PostgresDialect; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString,
     max,
     types: { getTypeParser } as unknown as pg.CustomTypesConfig,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  return { dialect: new PostgresDialect({ pool }), pool };
+  pool.on('error', (error) => health.failed(error));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => health.failed(error));
+    health.succeeded();
+  });
+  health.setProbe(async () => {
+    await pool.query('select 1');
+  });
+  const watched: PostgresPool = {
+    async connect() {
+      try {
+        return await pool.connect();
+      } catch (error) {
+        health.failed(error);
+        throw error;
+      }
+    },
+    end: () => pool.end(),
+  };
+  return { dialect: new PostgresDialect({ pool: watched }), pool };
 }

@@ -1,6 +1,7 @@
 import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
+import { StoreHealth, type StoreMonitor } from './health.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
@@ -23,6 +24,8 @@ export interface Store {
    * db/sqlite-driver.ts); called before their responses are written. Absent on PostgreSQL.
    */
   readonly endReadSnapshot?: () => void;
+  /** Whether the store answers, as this process sees it (db/health.ts): /readyz, metrics, logs. */
+  readonly health: StoreHealth;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -35,19 +38,25 @@ export class MigrationError extends Error {}
  */
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,
-  opts: { backgroundCheckpoints?: boolean } = {},
+  opts: { backgroundCheckpoints?: boolean; monitor?: StoreMonitor } = {},
 ): Store {
+  const health = new StoreHealth(opts.monitor);
   if (config.databaseUrl) {
-    const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax);
+    const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax, health);
     const db = new Kysely<Database>({ dialect });
     return {
       kind: 'postgres',
       db,
       pgPool: pool,
+      health,
       ping: async () => {
         await sql`select 1`.execute(db);
+        health.succeeded();
       },
-      close: () => db.destroy(),
+      close: async () => {
+        health.stop();
+        await db.destroy();
+      },
     };
   }
   const { dialect, driver, checkpointer } = openSqlite(config.dataDir, opts);
@@ -57,6 +66,7 @@ export function openStore(
     db,
     otherCommits: () => driver.dataVersion(),
     endReadSnapshot: () => driver.endSnapshot(),
+    health,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

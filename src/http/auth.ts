@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey, BusinessService } from '../businesses/service.js';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
-import type { RateLimitStore } from './rate-limit.js';
+import type { RateLimitStore } from '../rate-limit/port.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isStoreUnavailable } from '../db/unavailable.js';
 import { AppError, type ErrorCode, errors } from '../errors.js';
 import { statusOf } from './error-status.js';
 import { validationToAppError } from './validation.js';
@@ -16,6 +17,8 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
 /** Turns whatever was thrown into an AppError; unknown errors become a generic 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  // A restart, failover or dropped connection: the store's health logs the outage once.
+  if (isStoreUnavailable(error)) return errors.unavailable('the database is unavailable; retry shortly', 2);
   const e = error as Partial<FastifyError> & { validationContext?: string };
   if (e.validation) return validationToAppError(e.validation, e.validationContext);
   switch (e.code) {
@@ -46,9 +49,19 @@ export function toAppError(error: unknown): AppError {
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
   const status = statusOf(appError);
-  if (status >= 500) request.log.error({ err: error }, 'request failed');
+  logFailure(request, appError, error);
   if (appError.headers) reply.headers(appError.headers);
   return reply.code(status).send(appError.toBody());
+}
+
+/**
+ * 500s are logged with the request id. A 503 is not: an outage (db/health.ts) or a full disk is
+ * logged once by whoever noticed it, not once per request that met it.
+ */
+export function logFailure(request: FastifyRequest, appError: AppError, error: unknown): void {
+  const status = statusOf(appError);
+  if (status === 503) request.log.debug({ err: error }, 'request answered 503');
+  else if (status >= 500) request.log.error({ err: error }, 'request failed');
 }
 
 export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {

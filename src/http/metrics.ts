@@ -107,6 +107,31 @@ export function createMetrics() {
       labelNames: ['job'] as const,
       registers: [registry],
     }),
+    storeUp: new Gauge({
+      name: 'store_up',
+      help: 'Whether the database answers (1) or is unreachable (0): an outage in progress (issue 25)',
+      registers: [registry],
+    }),
+    storeOutages: new Counter({
+      name: 'store_outages_total',
+      help: 'Times the database became unreachable (one per outage, not per failed request)',
+      registers: [registry],
+    }),
+    redisUp: new Gauge({
+      name: 'rate_limit_redis_up',
+      help: 'Whether the shared rate limiter uses Redis (1) or counts in this process because Redis is away (0)',
+      registers: [registry],
+    }),
+    redisOutages: new Counter({
+      name: 'rate_limit_redis_outages_total',
+      help: "Times the rate limiter's circuit breaker opened because Redis failed",
+      registers: [registry],
+    }),
+    rateLimitLocalHits: new Counter({
+      name: 'rate_limit_local_hits_total',
+      help: 'Rate-limit hits counted by this process alone while the Redis breaker was open',
+      registers: [registry],
+    }),
     /** Register a gauge whose value is read (e.g. from the store) when Prometheus scrapes. */
     lagGauge(name: string, help: string, read: () => Promise<number>) {
       return new Gauge({

@@ -9,10 +9,10 @@ import type {
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
+import type { RateLimitStore } from '../rate-limit/port.js';
 import type { Services } from '../services.js';
 import type { Idempotency } from './idempotency.js';
 import type { Metrics } from './metrics.js';
-import type { RateLimitStore } from './rate-limit.js';
 import type { RenderedResponses } from './rendered.js';
 
 /** Everything the HTTP app needs, built once by server.ts (or a test harness) and passed in. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import { toAppError } from '../http/error-handler.js';
+import { logFailure, toAppError } from '../http/error-handler.js';
 import { statusOf } from '../http/error-status.js';
 import { validatorCompiler } from '../http/validation.js';
 
@@ -10,7 +10,7 @@ import { validatorCompiler } from '../http/validation.js';
  */
 export function legacyErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
-  if (statusOf(appError) >= 500) request.log.error({ err: error }, 'request failed');
+  logFailure(request, appError, error);
   if (appError.headers) reply.headers(appError.headers);
   return reply.code(statusOf(appError)).send({ error: appError.message });
 }

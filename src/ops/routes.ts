@@ -11,7 +11,7 @@ export async function opsRoutes(app: App) {
       await app.deps.store.ping();
       return { status: 'ready' };
     } catch {
-      return reply.code(503).send({ status: 'unavailable', reason: 'store unreachable' });
+      return reply.code(503).header('retry-after', '2').send({ status: 'unavailable', reason: 'store unreachable' });
     }
   });
 

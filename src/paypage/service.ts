@@ -1,8 +1,8 @@
 import type { Db } from '../db/schema.js';
-import type { RateLimitStore } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import type { RateLimitStore } from '../rate-limit/port.js';
 import { effectiveStatus } from '../transactions/presenter.js';
 import * as repo from './repository.js';
 

@@ -12,9 +12,9 @@ import type { CreateBusinessInput } from '../../src/businesses/service.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { migrate, openStore, type Store } from '../../src/db/store.js';
 import { createMetrics } from '../../src/http/metrics.js';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
 import type { App } from '../../src/http/types.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { MemoryRateLimitStore } from '../../src/rate-limit/memory.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
 

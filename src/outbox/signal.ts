@@ -31,13 +31,24 @@ export async function signalOutbox(db: Executor): Promise<void> {
   }
 }
 
-/** Calls `wake` on every signal: in-process always, and via LISTEN when `pool` is given. */
+/**
+ * Calls `wake` on every signal: in-process always, and via LISTEN when `pool` is given. The
+ * LISTEN connection is held for good; when it is lost (a restart, a failover) it is replaced with
+ * bounded back-off (100 ms doubling to 5 s) and LISTENs again, then wakes once to pick up what
+ * was written meanwhile. Loss and return are logged once each; the poll covers the gap.
+ */
 export function onOutboxSignal(wake: () => void, opts: { pool?: pg.Pool | undefined; logger?: Logger }): () => void {
   local.on('signal', wake);
   let stopped = false;
   let client: pg.PoolClient | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
 
+  const lost = (error: unknown, what: string) => {
+    if (failures === 0) opts.logger?.warn({ err: error }, `${what}; polling until LISTEN is back`);
+    failures++;
+    drop(true);
+  };
   const listen = async () => {
     if (!opts.pool || stopped) return;
     try {
@@ -49,15 +60,15 @@ export function onOutboxSignal(wake: () => void, opts: { pool?: pg.Pool | undefi
       client = c;
       c.on('notification', wake);
       c.on('error', (error) => {
-        opts.logger?.warn({ err: error }, 'LISTEN connection lost; polling until it is back');
-        drop(true);
+        if (client === c) lost(error, 'LISTEN connection lost');
       });
       await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (failures > 0) opts.logger?.info({ attempts: failures }, 'LISTEN connection back');
+      failures = 0;
       // Anything written while we were not listening is picked up by this wake.
       wake();
     } catch (error) {
-      opts.logger?.warn({ err: error }, 'LISTEN failed; polling until it works');
-      drop(true);
+      lost(error, 'LISTEN failed');
     }
   };
   const drop = (again: boolean) => {
@@ -68,10 +79,13 @@ export function onOutboxSignal(wake: () => void, opts: { pool?: pg.Pool | undefi
       c.release(true);
     }
     if (again && !stopped && !retry) {
-      retry = setTimeout(() => {
-        retry = undefined;
-        void listen();
-      }, 5000);
+      retry = setTimeout(
+        () => {
+          retry = undefined;
+          void listen();
+        },
+        Math.min(100 * 2 ** (failures - 1), 5000),
+      );
       retry.unref();
     }
   };

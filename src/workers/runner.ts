@@ -23,7 +23,10 @@ export interface RunningWorkers {
   stop(): Promise<void>;
 }
 
-const ERROR_BACKOFF_MS = 5000;
+/** After a failed run: 250 ms, doubling per consecutive failure, at most 5 s. */
+export function errorBackoffMs(consecutiveFailures: number): number {
+  return Math.min(250 * 2 ** Math.max(0, consecutiveFailures - 1), 5000);
+}
 
 export function startWorkers(
   jobs: readonly Job[],
@@ -44,6 +47,9 @@ export function startWorkers(
     wakers.set(job.name, wake);
     if (job.subscribe) unsubscribers.push(job.subscribe(wake));
 
+    // A run of failures (e.g. the database is away) is logged when it starts and when it ends,
+    // not once per attempt; every attempt still counts in worker_job_errors_total.
+    let failures = 0;
     while (!signal.aborted) {
       let handled = 0;
       let failed = false;
@@ -51,16 +57,20 @@ export function startWorkers(
       try {
         handled = await job.runOnce(signal);
         if (handled > 0) deps.metrics.jobRuns.inc({ job: job.name }, handled);
+        if (failures > 0) deps.logger.info({ job: job.name, failures }, 'background job running again');
+        failures = 0;
       } catch (error) {
         failed = true;
+        failures++;
         deps.metrics.jobErrors.inc({ job: job.name });
-        deps.logger.error({ err: error, job: job.name }, 'background job failed');
+        if (failures === 1)
+          deps.logger.error({ err: error, job: job.name }, 'background job failed; retrying with back-off');
       }
       if (signal.aborted) break;
       if (handled > 0 && !failed) continue;
-      if (woken) continue;
+      if (woken && !failed) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, failed ? ERROR_BACKOFF_MS : job.idleMs);
+        const timer = setTimeout(done, failed ? errorBackoffMs(failures) : job.idleMs);
         function done() {
           clearTimeout(timer);
           signal.removeEventListener('abort', done);

@@ -152,6 +152,9 @@ describe('operations endpoints', () => {
     expect(create.requestBody.required).toBe(true);
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['amount_paise', 'due_date']);
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '422', '429']));
+    // every operation may meet a database outage (issue 25)
+    expect(Object.keys(create.responses)).toContain('503');
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toContain('unavailable');
   });
 
   it('GET /docs renders the reference', async () => {

@@ -39,6 +39,7 @@ export const ErrorBody = Type.Object(
           'unprocessable',
           'rate_limited',
           'internal',
+          'unavailable',
         ],
       }),
       message: Type.String(),
@@ -56,7 +57,7 @@ const errorRef = Type.Unsafe<Static<typeof ErrorBody>>({ $ref: 'Error#' });
 
 /** Response schemas for the errors every authenticated /v1 operation can answer. */
 export function errorResponses(...statuses: number[]) {
-  const all = new Set([400, 401, 403, 429, 500, ...statuses]);
+  const all = new Set([400, 401, 403, 429, 500, 503, ...statuses]);
   return Object.fromEntries([...all].sort().map((s) => [s, errorRef])) as Record<number, typeof errorRef>;
 }
 

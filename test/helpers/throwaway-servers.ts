@@ -138,6 +138,9 @@ export interface ThrowawayRedis {
   start(): Promise<void>;
   /** SIGKILL: the connection drops at once */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: connected but not answering (a hung server), then answering again */
+  pause(): void;
+  resume(): void;
   destroy(): Promise<void>;
 }
 
@@ -178,7 +181,14 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
       c.kill('SIGKILL');
       await once(c, 'exit');
     },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async destroy() {
+      redis.resume();
       await redis.kill();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -28,6 +28,7 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
   let cluster: ThrowawayPostgres;
   let receiver: HttpsReceiver;
   let server: ServerProcess | undefined;
+  let worker: ServerProcess | undefined;
   let dataDir: string;
   let env: Record<string, string>;
 
@@ -54,6 +55,7 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
 
   afterAll(async () => {
     await server?.kill();
+    await worker?.kill();
     await receiver?.close();
     await cluster?.destroy();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -74,6 +76,12 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     timeout: 240_000,
   }, async () => {
     server = await startServerProcess(env);
+    // beside the in-process workers, `npm run worker`: the two share the webhook queue
+    worker = await startServerProcess(env, 'src/worker.ts');
+    const processes = [server, worker];
+    const alive = () => {
+      for (const p of processes) p.assertAlive();
+    };
     const { base } = server;
     const apiKey = await createBusinessWithKey(env);
     const hook = await fetch(`${base}/v1/webhooks`, {
@@ -87,14 +95,16 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     try {
       for (const mode of ['fast', 'immediate'] as const) {
         const before = load.acknowledged().length;
-        await waitUntil('20 more acknowledged writes', async () =>
-          load.acknowledged().length >= before + 20 ? true : undefined,
-        );
+        await waitUntil('20 more acknowledged writes', async () => {
+          alive();
+          return load.acknowledged().length >= before + 20 ? true : undefined;
+        });
         await cluster.stop(mode);
         const unavailableBefore = load.count(503);
-        await waitUntil(`503s from the API after a ${mode} stop`, async () =>
-          load.count(503) >= unavailableBefore + 5 ? true : undefined,
-        );
+        await waitUntil(`503s from the API after a ${mode} stop`, async () => {
+          alive();
+          return load.count(503) >= unavailableBefore + 5 ? true : undefined;
+        });
         const ready = await fetch(`${base}/readyz`);
         expect(ready.status).toBe(503);
         expect(ready.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -104,20 +114,21 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
         expect(legacy.status).toBe(503);
         expect(legacy.headers.get('retry-after')).toMatch(/^\d+$/);
         expect(await legacy.json()).toEqual({ error: expect.any(String) });
-        expect(server.child.exitCode).toBeNull();
+        alive();
 
         await cluster.start();
         const atRestart = load.acknowledged().length;
-        await waitUntil(`writes acknowledged again after the ${mode} restart`, async () =>
-          load.acknowledged().length > atRestart + 5 ? true : undefined,
-        );
+        await waitUntil(`writes acknowledged again after the ${mode} restart`, async () => {
+          alive();
+          return load.acknowledged().length > atRestart + 5 ? true : undefined;
+        });
         expect((await fetch(`${base}/readyz`)).status).toBe(200);
       }
     } finally {
       await load.stop();
     }
 
-    expect(server.child.exitCode).toBeNull();
+    alive();
     // Only created or "unavailable, retry": no 500, no refused or reset connection.
     const unexpected = load.answers.filter((a) => a.status !== 201 && a.status !== 503);
     expect(unexpected).toEqual([]);
@@ -140,14 +151,19 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     expect(down.every((entry) => entry.err !== undefined)).toBe(true);
     expect(server.logged('database reachable again')).toHaveLength(2);
     expect(server.logged('request failed')).toEqual([]);
+    // the worker process lived through both outages too, and noticed each once
+    await waitUntil('the worker to see the database back', async () =>
+      worker?.logged('database reachable again').length === 2 ? true : undefined,
+    );
+    expect(worker.logged('database unreachable: requests answer 503 until it is back')).toHaveLength(2);
 
-    // LISTEN is back on the new server.
-    await waitUntil('the dispatcher to LISTEN again', async () => {
+    // LISTEN is back on the new server, in both processes.
+    await waitUntil('both dispatchers to LISTEN again', async () => {
       const rows = await query<{ n: number }>(
         "select count(*)::int as n from pg_stat_activity where query = $1 and datname = 'receivables'",
         [`LISTEN ${OUTBOX_CHANNEL}`],
       );
-      return (rows[0]?.n ?? 0) >= 1 ? true : undefined;
+      return (rows[0]?.n ?? 0) >= 2 ? true : undefined;
     });
 
     // Every contact (acknowledged or not) has its event, and each event one delivery, delivered.
@@ -180,24 +196,33 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     }
   });
 
-  it('asked to stop (SIGTERM) while the database is down, exits 0', { timeout: 120_000 }, async () => {
+  it('asked to stop (SIGTERM) while the database is down, the server and the worker exit 0', {
+    timeout: 120_000,
+  }, async () => {
     if (!cluster.running) await cluster.start();
     if (!server || server.child.exitCode !== null) server = await startServerProcess(env);
-    const running = server;
+    if (!worker || worker.child.exitCode !== null) worker = await startServerProcess(env, 'src/worker.ts');
+    const running = [server, worker];
     await cluster.stop('immediate');
+    const base = server.base;
     await waitUntil('/readyz to answer 503', async () =>
-      (await fetch(`${running.base}/readyz`)).status === 503 ? true : undefined,
+      (await fetch(`${base}/readyz`)).status === 503 ? true : undefined,
     );
-    const exited = once(running.child, 'exit');
-    running.child.kill('SIGTERM');
-    // the server's own grace period (30 s) exits 1 when shutdown hangs; this bound only reports it
-    const [code] = (await Promise.race([
-      exited,
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error(`no exit after SIGTERM:\n${running.output()}`)), 60_000),
-      ),
-    ])) as [number | null];
-    expect(code).toBe(0);
+    const codes = await Promise.all(
+      running.map(async (p) => {
+        const exited = once(p.child, 'exit');
+        p.child.kill('SIGTERM');
+        // their own grace period (30 s) exits 1 when shutdown hangs; this bound only reports it
+        const [code] = (await Promise.race([
+          exited,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error(`no exit after SIGTERM:\n${p.output()}`)), 60_000),
+          ),
+        ])) as [number | null];
+        return code;
+      }),
+    );
+    expect(codes).toEqual([0, 0]);
     await cluster.start();
   });
 });

@@ -2,9 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { uniquePhone } from './harness.js';
 import { runScript, startScript } from './processes.js';
-import { freePort, waitUntil } from './throwaway-servers.js';
+import { freePort, GiveUp, waitUntil } from './throwaway-servers.js';
 
-/** `npm start`'s entry point as its own process, its JSON log lines collected. */
+/** `npm start`'s (or `npm run worker`'s) entry point as its own process, its JSON log lines collected. */
 export interface ServerProcess {
   child: ChildProcess;
   base: string;
@@ -14,20 +14,26 @@ export interface ServerProcess {
   logged(msg: string): Record<string, unknown>[];
   /** SIGKILL if still running */
   kill(): Promise<void>;
+  /** Throws GiveUp (ends a waitUntil at once) if the process has exited. */
+  assertAlive(): void;
 }
 
-export async function startServerProcess(env: Record<string, string | undefined>): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string | undefined>,
+  script: 'src/server.ts' | 'src/worker.ts' = 'src/server.ts',
+): Promise<ServerProcess> {
   const port = await freePort();
   const chunks: string[] = [];
-  const child = startScript('src/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const child = startScript(script, { ...env, PORT: String(port), HOST: '127.0.0.1' });
   child.stdout?.on('data', (d) => chunks.push(String(d)));
   child.stderr?.on('data', (d) => chunks.push(String(d)));
   const base = `http://127.0.0.1:${port}`;
   const output = () => chunks.join('');
   await waitUntil(
-    'the server to answer /readyz',
+    `${script} to be ready`,
     async () => {
-      if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output()}`);
+      if (child.exitCode !== null) throw new GiveUp(`${script} exited early (${child.exitCode}):\n${output()}`);
+      if (script === 'src/worker.ts') return output().includes('worker running') ? true : undefined;
       return (await fetch(`${base}/readyz`)).ok ? true : undefined;
     },
     60_000,
@@ -42,6 +48,11 @@ export async function startServerProcess(env: Record<string, string | undefined>
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((entry) => entry.msg === msg),
+    assertAlive() {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new GiveUp(`${script} exited (${child.exitCode ?? child.signalCode}):\n${output().slice(-4000)}`);
+      }
+    },
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGKILL');

@@ -22,7 +22,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` every 50 ms until it returns a value other than undefined; fails after `timeoutMs`. */
+/** Thrown from a waitUntil check: stop waiting at once (e.g. the process under test died). */
+export class GiveUp extends Error {}
+
+/**
+ * Polls `check` every 50 ms until it returns a value other than undefined; fails after `timeoutMs`
+ * (with the last error `check` threw), or at once when `check` throws GiveUp.
+ */
 export async function waitUntil<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -31,6 +37,7 @@ export async function waitUntil<T>(what: string, check: () => Promise<T | undefi
       const value = await check();
       if (value !== undefined) return value;
     } catch (error) {
+      if (error instanceof GiveUp) throw error;
       last = error;
     }
     if (Date.now() > deadline) {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTBOX_CHANNEL } from '../src/outbox/signal.js';
 import {
   createBusinessWithKey,
+  createContact,
   metricValue,
   type ServerProcess,
   startLoad,
@@ -142,6 +143,18 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
       (await query<{ id: string }>('select id from contacts where id = any($1)', [acknowledged])).map((r) => r.id),
     );
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+
+    // A request answered 503 is safe to retry with its Idempotency-Key: it either runs now or
+    // replays what had committed; either way each name ends up exactly once.
+    for (const failed of unavailable) {
+      const retried = await createContact(base, apiKey, failed.name, failed.key);
+      expect(retried.status, JSON.stringify(retried)).toBe(201);
+    }
+    const names = await query<{ name: string; n: number }>(
+      'select name, count(*)::int as n from contacts group by name',
+    );
+    expect(names.filter((r) => r.n !== 1)).toEqual([]);
+    expect(names.length).toBe(load.answers.length);
 
     // One outage each, logged once with its cause and counted once, however many requests met it.
     await waitUntil('store_up back to 1', async () => ((await metricValue(base, 'store_up')) === 1 ? true : undefined));

@@ -40,6 +40,10 @@ export function openPostgres(
     max,
     types: { getTypeParser } as unknown as pg.CustomTypesConfig,
     connectionTimeoutMillis: 10_000,
+    // TCP keepalive: a connection whose peer vanished without a word (a failover, a cut network),
+    // such as the LISTEN connection that only ever reads, errors out instead of waiting for ever.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   pool.on('error', (error) => health.failed(error));
   pool.on('connect', (client) => {

@@ -18,7 +18,8 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   // A restart, failover or dropped connection: the store's health logs the outage once.
-  if (isStoreUnavailable(error)) return errors.unavailable('the database is unavailable; retry shortly', 2);
+  if (isStoreUnavailable(error))
+    return errors.unavailable('temporarily unavailable (the database cannot be reached); retry shortly', 2);
   const e = error as Partial<FastifyError> & { validationContext?: string };
   if (e.validation) return validationToAppError(e.validation, e.validationContext);
   switch (e.code) {

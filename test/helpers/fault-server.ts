@@ -80,39 +80,46 @@ export async function metricValue(base: string, name: string): Promise<number | 
 }
 
 export interface Answer {
+  /** the contact's name, unique per request, and the request's Idempotency-Key */
+  name: string;
+  key: string;
   status: number;
   retryAfter: string | null;
   code: string | undefined;
   id: string | undefined;
 }
 
-/**
- * `workers` loops creating contacts one after another until stopped. Every answer is kept; an
- * exception (connection refused or reset, which must never happen) is kept as status 0.
- */
+/** POST /v1/contacts with an Idempotency-Key; an exception (refused, reset) is status 0. */
+export async function createContact(base: string, apiKey: string, name: string, key: string): Promise<Answer> {
+  try {
+    const res = await fetch(`${base}/v1/contacts`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ name }),
+    });
+    const body = (await res.json()) as { data?: { id: string }; error?: { code: string } };
+    return {
+      name,
+      key,
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      code: body.error?.code,
+      id: body.data?.id,
+    };
+  } catch (error) {
+    return { name, key, status: 0, retryAfter: null, code: String(error), id: undefined };
+  }
+}
+
+/** `workers` loops creating contacts (each a new name and key) one after another until stopped. */
 export function startLoad(base: string, apiKey: string, workers = 3) {
   const answers: Answer[] = [];
   let stopped = false;
   let n = 0;
   const loop = async () => {
     while (!stopped) {
-      const name = `Load Contact ${n++}`;
-      try {
-        const res = await fetch(`${base}/v1/contacts`, {
-          method: 'POST',
-          headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-          body: JSON.stringify({ name }),
-        });
-        const body = (await res.json()) as { data?: { id: string }; error?: { code: string } };
-        answers.push({
-          status: res.status,
-          retryAfter: res.headers.get('retry-after'),
-          code: body.error?.code,
-          id: body.data?.id,
-        });
-      } catch (error) {
-        answers.push({ status: 0, retryAfter: null, code: String(error), id: undefined });
-      }
+      const i = n++;
+      answers.push(await createContact(base, apiKey, `Load Contact ${i}`, `load-${i}`));
     }
   };
   const loops = Array.from({ length: workers }, loop);

@@ -162,13 +162,19 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     const down = server.logged('database unreachable: requests answer 503 until it is back');
     expect(down).toHaveLength(2);
     expect(down.every((entry) => entry.err !== undefined)).toBe(true);
-    expect(server.logged('database reachable again')).toHaveLength(2);
+    const back = server.logged('database reachable again');
+    expect(back).toHaveLength(2);
+    expect(back.every((entry) => typeof entry.downForMs === 'number')).toBe(true);
     expect(server.logged('request failed')).toEqual([]);
     // the worker process lived through both outages too, and noticed each once
     await waitUntil('the worker to see the database back', async () =>
       worker?.logged('database reachable again').length === 2 ? true : undefined,
     );
     expect(worker.logged('database unreachable: requests answer 503 until it is back')).toHaveLength(2);
+    // a job's run of failures is logged when it starts, not per attempt: at most once per job and outage
+    for (const p of processes) {
+      expect(p.logged('background job failed; retrying with back-off').length).toBeLessThanOrEqual(4 * 2);
+    }
 
     // LISTEN is back on the new server, in both processes.
     await waitUntil('both dispatchers to LISTEN again', async () => {

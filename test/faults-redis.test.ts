@@ -90,6 +90,7 @@ describe('the API when Redis (shared rate limits) goes away', () => {
       await waitUntil('hits counted in Redis again', async () => ((await sharedCount()) >= 10 ? true : undefined));
 
       // Hung: connected but silent. A hit times out, the breaker opens; a PING closes it later.
+      const sharedBeforePause = await sharedCount();
       redis.pause();
       await waitUntil('the breaker to open on a hung Redis', async () =>
         (await metric('rate_limit_redis_up')) === 0 ? true : undefined,
@@ -98,10 +99,15 @@ describe('the API when Redis (shared rate limits) goes away', () => {
       await waitUntil('requests answered while Redis hangs', async () =>
         statuses.length >= statusesWhileHung + 20 ? true : undefined,
       );
+      stopped = true;
+      await traffic;
       redis.resume();
       await waitUntil('the breaker to close after Redis answers again', async () =>
         (await metric('rate_limit_redis_up')) === 1 ? true : undefined,
       );
+      // While open, hits were not sent to Redis at all (nobody waited on it): only the few in
+      // flight around the pause reached it, not the 20+ answered meanwhile.
+      expect((await sharedCount()) - sharedBeforePause).toBeLessThanOrEqual(5);
     } finally {
       stopped = true;
       await traffic;

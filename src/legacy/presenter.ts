@@ -1,7 +1,7 @@
 import type { ContactRow } from '../contacts/repository.js';
 import type { ContactStanding } from '../contacts/service.js';
-import type { Totals } from '../summary/aggregates.js';
-import { effectiveStatus } from '../transactions/presenter.js';
+import type { Totals } from '../totals/aggregates.js';
+import { effectiveStatus } from '../transactions/domain.js';
 import type { TransactionView } from '../transactions/repository.js';
 import type { LegacyContactResponse, LegacySummaryResponse, LegacyTransactionResponse } from './schema.js';
 

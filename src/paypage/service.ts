@@ -3,7 +3,7 @@ import type { RateLimitStore } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
-import { effectiveStatus } from '../transactions/presenter.js';
+import { effectiveStatus } from '../transactions/domain.js';
 import * as repo from './repository.js';
 
 /** Tokens are hex and base64url (lib/ids.ts timeOrderedToken; older dues: randomToken); nothing else exists. */

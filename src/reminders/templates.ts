@@ -1,7 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { TemplateMessage } from '../channels/channel.js';
 import { daysBetween } from '../lib/dates.js';
-import { payPageUrl } from '../transactions/presenter.js';
+import { payPageUrl } from '../transactions/domain.js';
 import type { TransactionView } from '../transactions/repository.js';
 
 /** The four WhatsApp templates (README lists their bodies; each takes the same five parameters). */

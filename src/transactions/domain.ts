@@ -70,3 +70,8 @@ export function nextDueDate(current: string, interval: Recurrence['interval'], a
 export function nextWithin(recurrence: Recurrence, next: string): boolean {
   return recurrence.until === null || next <= recurrence.until;
 }
+
+/** SPEC part 2: outstanding = pending + overdue (both already balances, PRODUCT part 10). */
+export function outstandingOfTotals(t: { pending: { paise: number }; overdue: { paise: number } }): number {
+  return t.pending.paise + t.overdue.paise;
+}

@@ -265,3 +265,34 @@ describe('DELETE /v1/transactions/{id}', () => {
     expect(claim.status).toBe(410);
   });
 });
+
+describe('GET /openapi.json', () => {
+  it('describes PATCH, DELETE and the payments of a due with the Payment schema', async () => {
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    const due = doc.paths['/v1/transactions/{id}'];
+    expect(Object.keys(due)).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
+    expect(Object.keys(due.patch.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409']));
+    expect(Object.keys(due.delete.responses)).toEqual(expect.arrayContaining(['200', '404', '409']));
+    const payments = doc.paths['/v1/transactions/{id}/payments'];
+    expect(Object.keys(payments)).toEqual(expect.arrayContaining(['get', 'post']));
+    expect(payments.post.requestBody.content['application/json'].schema.required).toEqual(['amount_paise']);
+    expect(doc.components.schemas.Payment.properties.source.enum).toEqual([
+      'api',
+      'claim',
+      'gateway',
+      'import',
+      'chat',
+      'dashboard',
+    ]);
+    expect(Object.keys(doc.components.schemas.Transaction.properties)).toEqual(
+      expect.arrayContaining([
+        'amount_paid_paise',
+        'balance_paise',
+        'deleted_at',
+        'series_id',
+        'recurrence',
+        'reminders_paused',
+      ]),
+    );
+  });
+});

@@ -74,4 +74,28 @@ describe('transaction.updated, transaction.paid and transaction.deleted at a rec
     });
     expect(bodies[3].data).toMatchObject({ id: removed.id, amountPaise: 1200, status: 'pending' });
   });
+
+  it('delivers transaction.deleted to an endpoint registered through the earlier shape', async () => {
+    receiver.respond(() => 200);
+    const biz = await h.newBusiness();
+    const hook = await biz.post('/legacy/v1/webhooks', { url: receiver.url, events: ['transaction.deleted'] });
+    expect(hook.status).toBe(201);
+    const d = await newDue(biz, { amount_paise: 777, contact_name: 'Legacy Buyer' });
+    expect((await biz.delete(`/v1/transactions/${d.id}`)).status).toBe(200);
+    await h.services.webhookDispatcher.fanOut();
+    await h.services.webhookDispatcher.deliverDue();
+    const got = receiver.requests.filter((r) => JSON.parse(r.body).data.id === d.id);
+    expect(got.map((r) => JSON.parse(r.body))).toEqual([
+      expect.objectContaining({
+        event: 'transaction.deleted',
+        data: expect.objectContaining({ id: d.id, amountPaise: 777 }),
+      }),
+    ]);
+    const [request] = got;
+    expect(request?.headers['x-service-signature']).toBe(
+      createHmac('sha256', hook.body.secret)
+        .update(request?.body ?? '')
+        .digest('hex'),
+    );
+  });
 });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createMetrics } from '../src/http/metrics.js';
+import { createJobs } from '../src/workers/index.js';
 import { eventsOf, newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -142,5 +144,21 @@ describe('recurring dues', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/recurrence/);
     expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+  });
+
+  it('runs as the recurrence job with the other workers', async () => {
+    const biz = await h.newBusiness();
+    const first = await newDue(biz, { due_date: '2026-11-22', recurrence: { interval: 'weekly' } });
+    const job = createJobs({
+      config: h.config,
+      store: h.store,
+      clock: h.clock,
+      services: h.services,
+      metrics: createMetrics(),
+    }).find((j) => j.name === 'recurrence');
+    expect(job).toBeDefined();
+    h.clock.set('2026-11-22T06:30:00.000Z');
+    await job?.runOnce(new AbortController().signal);
+    expect(await series(biz, first.id)).toEqual(['2026-11-22', '2026-11-29']);
   });
 });

@@ -22,9 +22,11 @@ export class Replies {
   balances(title: string, totalPaise: number, count: number, largest: ContactBalance[]): string {
     if (count === 0) return `${title}: nothing. 🎉`;
     const lines = largest.map((b, i) => `${i + 1}. ${b.name}: ${this.money(b.paise)}`);
-    return [`${title}: ${this.money(totalPaise)} in ${count} ${count === 1 ? 'due' : 'dues'}.`, 'Largest:', ...lines].join(
-      '\n',
-    );
+    return [
+      `${title}: ${this.money(totalPaise)} in ${count} ${count === 1 ? 'due' : 'dues'}.`,
+      'Largest:',
+      ...lines,
+    ].join('\n');
   }
 }
 

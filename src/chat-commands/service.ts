@@ -11,8 +11,8 @@ import { payPageUrl } from '../transactions/presenter.js';
 import type { TransactionService } from '../transactions/service.js';
 import { type ChatCommand, parseChatCommand } from './parser.js';
 import { applyChatPayment } from './payment.js';
-import { contactsNamed, largestBalances, MAX_CANDIDATES, openDuesOldestFirst } from './repository.js';
 import { candidatesText, helpText, holdText, Replies } from './replies.js';
+import { contactsNamed, largestBalances, MAX_CANDIDATES, openDuesOldestFirst } from './repository.js';
 
 /** How many balances `dues` and `overdue` list. */
 const LARGEST = 5;
@@ -41,7 +41,8 @@ export class ChatCommandService {
     try {
       return await this.run(business, command);
     } catch (error) {
-      if (error instanceof AppError && error.code !== 'unavailable') return `Sorry: ${error.message}. Nothing was changed.`;
+      if (error instanceof AppError && error.code !== 'unavailable')
+        return `Sorry: ${error.message}. Nothing was changed.`;
       throw error;
     }
   }

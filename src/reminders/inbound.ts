@@ -1,7 +1,7 @@
 import { findBusinessesByPhone } from '../businesses/repository.js';
-import type { ChatCommandService } from '../chat-commands/service.js';
 import type { BusinessService } from '../businesses/service.js';
 import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus } from '../channels/channel.js';
+import type { ChatCommandService } from '../chat-commands/service.js';
 import type { Db, Executor } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import * as repo from './repository.js';

@@ -1,5 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { InsertQueryNode, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ChatCommandService } from '../src/chat-commands/service.js';
+import { ChatInboundService } from '../src/reminders/inbound.js';
+import { TransactionService } from '../src/transactions/service.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -418,5 +422,77 @@ describe('who may command', () => {
     });
     expect(res.status).toBe(401);
     expect(await dues(shop)).toEqual([]);
+  });
+});
+
+/** A plugin that makes every insert into `table` fail, as a crash or a lost database would. */
+function failingInsertsInto(table: string): KyselyPlugin {
+  return {
+    transformQuery(args) {
+      const node = args.node;
+      if (InsertQueryNode.is(node) && node.into?.table.identifier.name === table) {
+        throw new Error(`injected failure writing ${table}`);
+      }
+      return node;
+    },
+    transformResult: async (args) => args.result,
+  };
+}
+
+/** The inbound service of the app, but over a database on which inserts into `table` fail. */
+function inboundFailingOn(table: string): ChatInboundService {
+  const db = h.store.db.withPlugin(failingInsertsInto(table));
+  const { clock } = h;
+  const { channel, businesses, contacts, reminders, summary } = h.services;
+  const transactions = new TransactionService({ db, clock, contacts });
+  const commands = new ChatCommandService({
+    db,
+    clock,
+    transactions,
+    reminders,
+    summary,
+    publicBaseUrl: h.config.publicBaseUrl,
+  });
+  return new ChatInboundService({ db, clock, channel, businesses, commands });
+}
+
+describe('a message whose effect fails is not marked seen', () => {
+  it('STOP: the retry of a failed opt-out opts out (one transaction, issue 17)', async () => {
+    const phone = phoneDigits();
+    const message = { id: newMessageId(), from: phone, text: 'STOP' };
+    await expect(inboundFailingOn('chat_opt_outs').handle({ messages: [message], statuses: [] })).rejects.toThrow(
+      /injected failure/,
+    );
+    const seen = await h.store.db
+      .selectFrom('chat_inbound_messages')
+      .select('id')
+      .where('id', '=', message.id)
+      .executeTakeFirst();
+    expect(seen).toBeUndefined();
+
+    await send(phone, 'STOP', message.id);
+    const row = await h.store.db
+      .selectFrom('chat_opt_outs')
+      .select('phone')
+      .where('phone', '=', phone)
+      .executeTakeFirst();
+    expect(row?.phone).toBe(phone);
+  });
+
+  it('add: the retry of a command that failed adds the due once and replies once', async () => {
+    const shop = await newShop();
+    const message = { id: newMessageId(), from: shop.phone, text: 'add Mohan 800' };
+    const before = graph.requests.length;
+    await expect(inboundFailingOn('contacts').handle({ messages: [message], statuses: [] })).rejects.toThrow(
+      /injected failure/,
+    );
+    expect(graph.requests.length).toBe(before);
+    expect(await dues(shop)).toEqual([]);
+
+    const retry = await send(shop.phone, message.text, message.id);
+    expect(retry.replies).toEqual([expect.stringContaining('Added ₹800.00 for Mohan')]);
+    expect(await dues(shop)).toHaveLength(1);
+    expect((await send(shop.phone, message.text, message.id)).sent).toEqual([]);
+    expect(await dues(shop)).toHaveLength(1);
   });
 });

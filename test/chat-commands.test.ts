@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { InsertQueryNode, type KyselyPlugin } from 'kysely';
+import { InsertQueryNode, type KyselyPlugin, TableNode, UpdateQueryNode } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCommandService } from '../src/chat-commands/service.js';
 import { ChatInboundService } from '../src/reminders/inbound.js';
@@ -439,9 +439,26 @@ function failingInsertsInto(table: string): KyselyPlugin {
   };
 }
 
-/** The inbound service of the app, but over a database on which inserts into `table` fail. */
-function inboundFailingOn(table: string): ChatInboundService {
-  const db = h.store.db.withPlugin(failingInsertsInto(table));
+/** A plugin that lets `allowed` updates of `table` through, then makes the next ones fail. */
+function failingUpdatesOf(table: string, allowed: number): KyselyPlugin {
+  let seen = 0;
+  return {
+    transformQuery(args) {
+      const node = args.node;
+      if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table)) {
+        if (node.table.table.identifier.name === table && ++seen > allowed) {
+          throw new Error(`injected failure updating ${table}`);
+        }
+      }
+      return node;
+    },
+    transformResult: async (args) => args.result,
+  };
+}
+
+/** The inbound service of the app, but over a database that fails as `plugin` says. */
+function inboundFailingOn(table: string, plugin: KyselyPlugin = failingInsertsInto(table)): ChatInboundService {
+  const db = h.store.db.withPlugin(plugin);
   const { clock } = h;
   const { channel, businesses, contacts, reminders, summary } = h.services;
   const transactions = new TransactionService({ db, clock, contacts });
@@ -494,5 +511,27 @@ describe('a message whose effect fails is not marked seen', () => {
     expect(await dues(shop)).toHaveLength(1);
     expect((await send(shop.phone, message.text, message.id)).sent).toEqual([]);
     expect(await dues(shop)).toHaveLength(1);
+  });
+});
+
+describe('a payment that fails part-way', () => {
+  it('keeps what was recorded, says what was not, and is not applied again on redelivery', async () => {
+    const shop = await newShop();
+    const older = await newDue(shop, { contact_name: 'Nanda', amount_paise: 100_000, due_date: '2026-06-01' });
+    const newer = await newDue(shop, { contact_name: 'Nanda', amount_paise: 200_000, due_date: '2026-07-15' });
+    const message = { id: newMessageId(), from: shop.phone, text: 'paid Nanda 3000' };
+    const before = graph.requests.length;
+    const inbound = inboundFailingOn('transactions', failingUpdatesOf('transactions', 1));
+    expect(await inbound.handle({ messages: [message], statuses: [] })).toEqual([]);
+
+    const replies = graph.requests.slice(before).map((r) => r.body.text.body as string);
+    expect(replies).toEqual([expect.stringContaining('Recorded ₹1,000.00 from Nanda')]);
+    expect(replies[0]).toContain('₹2,000.00 could not be recorded');
+    expect((await shop.biz.get(`/v1/transactions/${older.id}`)).body.data.status).toBe('paid');
+    expect((await shop.biz.get(`/v1/transactions/${newer.id}`)).body.data.status).toBe('pending');
+
+    expect((await send(shop.phone, message.text, message.id)).sent).toEqual([]);
+    expect((await shop.biz.get(`/v1/transactions/${newer.id}`)).body.data.status).toBe('pending');
+    expect((await summary(shop)).total_outstanding_paise).toBe(200_000);
   });
 });

@@ -6,10 +6,13 @@ import type { OpenDue } from './repository.js';
 export interface ChatPaymentResult {
   /** the dues the payment settled, oldest first */
   settled: OpenDue[];
-  /** what was left of the amount after the dues it settled whole (0 when all was recorded) */
-  unrecordedPaise: number;
-  /** the open due the unrecorded remainder would go to as a part payment */
-  partDue: OpenDue | null;
+  /** what of the amount (or, without one, of the balance) was not recorded, and why */
+  unrecorded:
+    | null
+    /** a remainder smaller than the next due: a part payment, not recordable yet */
+    | { reason: 'part_payment'; paise: number; due: OpenDue }
+    /** settling a later due failed after earlier ones were recorded: those stay recorded */
+    | { reason: 'failed'; paise: number; error: unknown };
 }
 
 /**
@@ -19,10 +22,15 @@ export interface ChatPaymentResult {
  * own database transaction). Without an amount every open due is settled.
  *
  * A remainder smaller than the next due is a part payment, which the transactions service cannot
- * record yet: it is returned as `unrecordedPaise` and the owner is told. When the lifecycle work
- * lands, replace the loop's body with
- *   transactions.recordPayment(business, due.id, { amountPaise, utr: null, paymentMethod, source: 'chat' })
- * for min(remaining, balance) on each due (balances instead of amounts), and the remainder is gone.
+ * record yet: it comes back as `unrecorded` and the owner is told. When part payments land, the
+ * loop body becomes
+ *   transactions.recordPayment(business, due.id, { amountPaise: min(remaining, balance), utr: null,
+ *     paymentMethod, source: 'chat' })
+ * over the dues' balances (not amounts), and the `part_payment` case disappears.
+ *
+ * A failure before anything was recorded is thrown (the command did nothing and may be retried);
+ * one after some dues were settled is returned, so that the owner is told exactly what was
+ * recorded and a retry of the message cannot apply the same amount twice.
  */
 export async function applyChatPayment(
   transactions: TransactionService,
@@ -32,15 +40,18 @@ export async function applyChatPayment(
   method: PaymentMethod | null,
 ): Promise<ChatPaymentResult> {
   const settled: OpenDue[] = [];
-  let remaining = amountPaise ?? Number.POSITIVE_INFINITY;
+  let remaining = amountPaise ?? dues.reduce((sum, d) => sum + d.amount_paise, 0);
   for (const due of dues) {
     if (remaining === 0) break;
-    if (remaining < due.amount_paise) {
-      return { settled, unrecordedPaise: remaining, partDue: due };
+    if (remaining < due.amount_paise) return { settled, unrecorded: { reason: 'part_payment', paise: remaining, due } };
+    try {
+      await transactions.markPaid(business, due.id, { payment_method: method ?? 'other' });
+    } catch (error) {
+      if (settled.length === 0) throw error;
+      return { settled, unrecorded: { reason: 'failed', paise: remaining, error } };
     }
-    await transactions.markPaid(business, due.id, { payment_method: method ?? 'other' });
     settled.push(due);
     remaining -= due.amount_paise;
   }
-  return { settled, unrecordedPaise: 0, partDue: null };
+  return { settled, unrecorded: null };
 }

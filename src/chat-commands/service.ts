@@ -125,9 +125,15 @@ export class ChatCommandService {
         `Recorded ${r.money(recorded)} from ${contact.name}: ${result.settled.length === 1 ? 'the due' : `${result.settled.length} dues`} ${which} ${result.settled.length === 1 ? 'is' : 'are'} paid.`,
       );
     }
-    if (result.unrecordedPaise > 0 && result.partDue !== null) {
+    const left = result.unrecorded;
+    if (left?.reason === 'part_payment') {
       lines.push(
-        `${r.money(result.unrecordedPaise)} could not be recorded: it is only part of the ${r.money(result.partDue.amount_paise)} due ${r.date(result.partDue.due_date)}, and part payments cannot be recorded from chat yet.`,
+        `${r.money(left.paise)} could not be recorded: it is only part of the ${r.money(left.due.amount_paise)} due ${r.date(left.due.due_date)}, and part payments cannot be recorded from chat yet.`,
+      );
+    } else if (left?.reason === 'failed') {
+      const why = left.error instanceof AppError ? left.error.message : 'the service had an error';
+      lines.push(
+        `${r.money(left.paise)} could not be recorded (${why}). Send "dues" to check, then send the rest again.`,
       );
     }
     lines.push(`${contact.name} still owes ${r.money(owed - recorded)}.`);

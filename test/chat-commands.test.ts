@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { InsertQueryNode, type KyselyPlugin, TableNode, UpdateQueryNode } from 'kysely';
+import { InsertQueryNode, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCommandService } from '../src/chat-commands/service.js';
 import { ChatInboundService } from '../src/reminders/inbound.js';
@@ -439,29 +439,15 @@ function failingInsertsInto(table: string): KyselyPlugin {
   };
 }
 
-/** A plugin that lets `allowed` updates of `table` through, then makes the next ones fail. */
-function failingUpdatesOf(table: string, allowed: number): KyselyPlugin {
-  let seen = 0;
-  return {
-    transformQuery(args) {
-      const node = args.node;
-      if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table)) {
-        if (node.table.table.identifier.name === table && ++seen > allowed) {
-          throw new Error(`injected failure updating ${table}`);
-        }
-      }
-      return node;
-    },
-    transformResult: async (args) => args.result,
-  };
-}
-
-/** The inbound service of the app, but over a database that fails as `plugin` says. */
-function inboundFailingOn(table: string, plugin: KyselyPlugin = failingInsertsInto(table)): ChatInboundService {
-  const db = h.store.db.withPlugin(plugin);
+/** The inbound service of the app, but over a database on which inserts into `table` fail. */
+function inboundFailingOn(
+  table: string,
+  makeTransactions = (deps: ConstructorParameters<typeof TransactionService>[0]) => new TransactionService(deps),
+): ChatInboundService {
+  const db = h.store.db.withPlugin(failingInsertsInto(table));
   const { clock } = h;
   const { channel, businesses, contacts, reminders, summary } = h.services;
-  const transactions = new TransactionService({ db, clock, contacts });
+  const transactions = makeTransactions({ db, clock, contacts });
   const commands = new ChatCommandService({
     db,
     clock,
@@ -521,7 +507,14 @@ describe('a payment that fails part-way', () => {
     const newer = await newDue(shop, { contact_name: 'Nanda', amount_paise: 200_000, due_date: '2026-07-15' });
     const message = { id: newMessageId(), from: shop.phone, text: 'paid Nanda 3000' };
     const before = graph.requests.length;
-    const inbound = inboundFailingOn('transactions', failingUpdatesOf('transactions', 1));
+    // Marking the newer due paid fails (as a lost database would), after the older one was paid.
+    class FailingOnNewer extends TransactionService {
+      override markPaid(...args: Parameters<TransactionService['markPaid']>) {
+        if (args[1] === newer.id) return Promise.reject(new Error('injected failure marking paid'));
+        return super.markPaid(...args);
+      }
+    }
+    const inbound = inboundFailingOn('nothing', (deps) => new FailingOnNewer(deps));
     expect(await inbound.handle({ messages: [message], statuses: [] })).toEqual([]);
 
     const replies = graph.requests.slice(before).map((r) => r.body.text.body as string);

@@ -72,6 +72,8 @@ const TABLE: [string, unknown][] = [
   ['Ravi 1500 likho', add('Ravi', 150_000)],
   ['add Mrs Sharma 900', add('Mrs Sharma', 90_000)],
   ['add राम 500', add('राम', 50_000)],
+  ['जोड़ो Ravi 500', add('Ravi', 50_000)],
+  ['उधार सीता 2k कल', add('सीता', 200_000, '2026-07-02')],
   // add: errors
   ['add Ravi', helpAbout('amount')],
   ['add', helpAbout('name')],
@@ -98,6 +100,7 @@ const TABLE: [string, unknown][] = [
   ['Ravi se 500 mila', paid('Ravi', 50_000)],
   ['Ravi ka payment mila', paid('Ravi ka payment')],
   ['jama Ravi 2000', paid('Ravi', 200_000)],
+  ['Ravi se 500 मिला', paid('Ravi', 50_000)],
   ['paid Ravi 500 thanks', paid('Ravi', 50_000)],
   ['paid', helpAbout('name')],
   ['paid Ravi 0', helpAbout('"0"')],
@@ -111,6 +114,7 @@ const TABLE: [string, unknown][] = [
   ['outstanding', dues],
   ['baki kitna hai', dues],
   ['hisaab', dues],
+  ['बाकी', dues],
   ['overdue', overdue],
   ['Overdue list', overdue],
   ['over due', overdue],
@@ -132,6 +136,7 @@ const TABLE: [string, unknown][] = [
   ['', help],
   ['🙏', help],
   ['constructor', help],
+  [`add Ravi 500 ${'x'.repeat(1000)}`, helpAbout('at most 1000 characters')],
 ];
 
 describe('parseChatCommand: real-world phrasings', () => {

@@ -27,8 +27,16 @@ export type ChatCommand =
   | { kind: 'remind'; name: string; exactName: boolean }
   | { kind: 'help'; problem: string | null };
 
-const ADD_VERBS = new Set(['add', 'new', 'due', 'udhar', 'udhaar', 'likho', 'jodo', 'उधार', 'जोड़ो', 'लिखो']);
-const PAID_VERBS = new Set([
+/** A set of command words, NFC-normalised as the message is (Devanagari nukta letters differ otherwise). */
+function words(list: string[]): Set<string> {
+  return new Set(list.map((w) => w.normalize('NFC')));
+}
+
+/** Messages longer than this are not commands (WhatsApp allows 4096 characters). */
+const MAX_COMMAND_LENGTH = 1000;
+
+const ADD_VERBS = words(['add', 'new', 'due', 'udhar', 'udhaar', 'likho', 'jodo', 'उधार', 'जोड़ो', 'लिखो']);
+const PAID_VERBS = words([
   'paid',
   'pay',
   'payment',
@@ -44,7 +52,7 @@ const PAID_VERBS = new Set([
   'मिले',
   'जमा',
 ]);
-const DUES_WORDS = new Set([
+const DUES_WORDS = words([
   'dues',
   'balance',
   'balances',
@@ -61,15 +69,15 @@ const DUES_WORDS = new Set([
   'बकाया',
   'हिसाब',
 ]);
-const OVERDUE_WORDS = new Set(['overdue', 'late', 'overdues']);
-const REMIND_VERBS = new Set(['remind', 'reminder', 'nudge', 'yaad', 'याद']);
-const HELP_WORDS = new Set(['help', 'menu', 'commands', 'madad', 'मदद', '?', 'hi', 'hello', 'namaste', 'नमस्ते']);
+const OVERDUE_WORDS = words(['overdue', 'late', 'overdues']);
+const REMIND_VERBS = words(['remind', 'reminder', 'nudge', 'yaad', 'याद']);
+const HELP_WORDS = words(['help', 'menu', 'commands', 'madad', 'मदद', '?', 'hi', 'hello', 'namaste', 'नमस्ते']);
 /** Small words between the verb, the name and the amount ("paid Ravi se 500", "add due for Ravi"). */
-const FILLERS = new Set(['for', 'from', 'to', 'of', 'by', 'ka', 'ki', 'ke', 'se', 'ko', 'ne', 'a', 'the']);
+const FILLERS = words(['for', 'from', 'to', 'of', 'by', 'ka', 'ki', 'ke', 'se', 'ko', 'ne', 'a', 'the']);
 /** Words after a paid name that mean "the whole balance". */
-const WHOLE_WORDS = new Set(['full', 'all', 'whole', 'pura', 'poora', 'poore', 'pure', 'sab', 'complete']);
+const WHOLE_WORDS = words(['full', 'all', 'whole', 'pura', 'poora', 'poore', 'pure', 'sab', 'complete']);
 /** Tail words of "yaad dilao" / "remind karo" style commands. */
-const REMIND_TAILS = new Set(['dilao', 'dila', 'do', 'karo', 'kar', 'dilana', 'दिलाओ', 'करो']);
+const REMIND_TAILS = words(['dilao', 'dila', 'do', 'karo', 'kar', 'dilana', 'दिलाओ', 'करो']);
 const METHOD_WORDS: Record<string, PaymentMethod> = {
   cash: 'cash',
   nakad: 'cash',
@@ -417,6 +425,9 @@ function parseRemind(tokens: string[]): ChatCommand {
 
 /** The owner's message as a command; `today` is the business's date (YYYY-MM-DD). */
 export function parseChatCommand(text: string, today: string): ChatCommand {
+  if (text.length > MAX_COMMAND_LENGTH) {
+    return { kind: 'help', problem: `a command is at most ${MAX_COMMAND_LENGTH} characters` };
+  }
   const tokens = normalise(text)
     .split(' ')
     .filter((t) => t !== '');

@@ -2,7 +2,7 @@ import { findBusinessesByPhone } from '../businesses/repository.js';
 import type { BusinessService } from '../businesses/service.js';
 import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus } from '../channels/channel.js';
 import type { ChatCommandService } from '../chat-commands/service.js';
-import type { Db, Executor } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import * as repo from './repository.js';
 
@@ -94,9 +94,10 @@ export class ChatInboundService {
 
   /**
    * Acted on once: Meta retries a webhook call it did not see answered in time, with the same
-   * message id. True the first time a message id is seen (the row is written by `db`).
+   * message id. True the first time a message id is seen (the row is written by `db`, the database
+   * or a transaction).
    */
-  private async firstDelivery(db: Executor, message: InboundMessage): Promise<boolean> {
+  private async firstDelivery(db: Pick<Db, 'insertInto'>, message: InboundMessage): Promise<boolean> {
     const first = await db
       .insertInto('chat_inbound_messages')
       .values({ id: message.id, phone: message.from, received_at: this.deps.clock.now().toISOString() })

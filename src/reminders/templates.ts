@@ -26,7 +26,7 @@ export function chooseTemplate(dueDate: string, today: string): ReminderTemplate
 }
 
 /** A locale for the business: its language, in its country when the language names no region. */
-function businessLocale(business: Pick<BusinessRow, 'language' | 'country'>): string {
+export function businessLocale(business: Pick<BusinessRow, 'language' | 'country'>): string {
   const tag = business.language.includes('-') ? business.language : `${business.language}-${business.country}`;
   try {
     return Intl.getCanonicalLocales(tag)[0] ?? 'en-IN';

@@ -230,7 +230,7 @@ describe('paid', () => {
     expect((await eventTypes(shop.biz.business.id)).filter((t) => t === 'transaction.paid')).toHaveLength(2);
   });
 
-  it('with an amount settles the oldest dues it covers whole, and says a part payment cannot be recorded yet', async () => {
+  it('with an amount pays the oldest dues in turn, the remainder as a part payment of the next', async () => {
     const shop = await newShop();
     const older = await newDue(shop, { contact_name: 'Chetan', amount_paise: 100_000, due_date: '2026-06-01' });
     const newer = await newDue(shop, { contact_name: 'Chetan', amount_paise: 200_000, due_date: '2026-07-15' });
@@ -238,15 +238,20 @@ describe('paid', () => {
     const reply = await command(shop.phone, 'paid Chetan ₹1,500 cash');
     const byId = new Map((await dues(shop)).map((d) => [d.id, d]));
     expect(byId.get(older.id)).toMatchObject({ status: 'paid', payment_method: 'cash' });
-    expect(byId.get(newer.id)?.status).toBe('pending');
-    expect(reply).toContain('Recorded ₹1,000.00 from Chetan');
-    expect(reply).toContain('₹500.00 could not be recorded');
-    expect(reply).toContain('still owes ₹2,000.00');
-    expect((await summary(shop)).total_outstanding_paise).toBe(200_000);
+    expect(byId.get(newer.id)).toMatchObject({ status: 'pending', amount_paid_paise: 50_000, balance_paise: 150_000 });
+    expect(reply).toContain('Recorded ₹1,500.00 from Chetan');
+    expect(reply).toContain('(now paid)');
+    expect(reply).toContain('(₹1,500.00 left on it)');
+    expect(reply).toContain('still owes ₹1,500.00');
+    expect((await summary(shop)).total_outstanding_paise).toBe(150_000);
+    const payments = (await shop.biz.get(`/v1/transactions/${newer.id}/payments`)).body.data;
+    expect(payments).toEqual([
+      expect.objectContaining({ amount_paise: 50_000, source: 'chat', payment_method: 'cash' }),
+    ]);
 
     const partOnly = await command(shop.phone, 'paid Chetan 500');
-    expect(partOnly).toContain('₹500.00 could not be recorded');
-    expect((await summary(shop)).total_outstanding_paise).toBe(200_000);
+    expect(partOnly).toContain('still owes ₹1,000.00');
+    expect((await summary(shop)).total_outstanding_paise).toBe(100_000);
   });
 
   it('refuses more than the contact owes, a contact that owes nothing and bad amounts, changing nothing', async () => {
@@ -509,9 +514,9 @@ describe('a payment that fails part-way', () => {
     const before = graph.requests.length;
     // Marking the newer due paid fails (as a lost database would), after the older one was paid.
     class FailingOnNewer extends TransactionService {
-      override markPaid(...args: Parameters<TransactionService['markPaid']>) {
-        if (args[1] === newer.id) return Promise.reject(new Error('injected failure marking paid'));
-        return super.markPaid(...args);
+      override recordPayment(...args: Parameters<TransactionService['recordPayment']>) {
+        if (args[1] === newer.id) return Promise.reject(new Error('injected failure recording a payment'));
+        return super.recordPayment(...args);
       }
     }
     const inbound = inboundFailingOn('nothing', (deps) => new FailingOnNewer(deps));

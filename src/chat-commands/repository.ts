@@ -26,7 +26,8 @@ export async function contactsNamed(
 
 export interface OpenDue {
   id: string;
-  amount_paise: number;
+  /** what is still owed on the due (its amount less its payments) */
+  balance_paise: number;
   due_date: string;
 }
 
@@ -34,7 +35,7 @@ export interface OpenDue {
 export async function openDuesOldestFirst(db: Executor, businessId: string, contactId: string): Promise<OpenDue[]> {
   const rows = await db
     .selectFrom('transactions')
-    .select(['id', 'amount_paise', 'due_date'])
+    .select(['id', 'amount_paise', 'amount_paid_paise', 'due_date'])
     .where('business_id', '=', businessId)
     .where('contact_id', '=', contactId)
     .where('open', '=', 1)
@@ -42,7 +43,11 @@ export async function openDuesOldestFirst(db: Executor, businessId: string, cont
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
     .execute();
-  return rows.map((r) => ({ ...r, amount_paise: Number(r.amount_paise) }));
+  return rows.map((r) => ({
+    id: r.id,
+    due_date: r.due_date,
+    balance_paise: Number(r.amount_paise) - Number(r.amount_paid_paise),
+  }));
 }
 
 export interface ContactBalance {
@@ -51,7 +56,7 @@ export interface ContactBalance {
 }
 
 /**
- * The contacts that owe the most: open dues summed per contact, largest first; `overdueBefore`
+ * The contacts that owe the most: open dues' balances summed per contact, largest first; `overdueBefore`
  * (the business's today) keeps only dues whose date is before it (SPEC part 2's overdue rule).
  */
 export async function largestBalances(
@@ -63,13 +68,13 @@ export async function largestBalances(
   let q = db
     .selectFrom('transactions as t')
     .innerJoin('contacts as c', 'c.id', 't.contact_id')
-    .select(['c.name as name', sql<number>`sum(t.amount_paise)`.as('paise')])
+    .select(['c.name as name', sql<number>`sum(t.amount_paise - t.amount_paid_paise)`.as('paise')])
     .where('t.business_id', '=', businessId)
     .where('t.open', '=', 1);
   if (overdueBefore !== undefined) q = q.where('t.due_date', '<', overdueBefore);
   const rows = await q
     .groupBy(['c.id', 'c.name'])
-    .orderBy(sql`sum(t.amount_paise)`, 'desc')
+    .orderBy(sql`sum(t.amount_paise - t.amount_paid_paise)`, 'desc')
     .orderBy('c.name', 'asc')
     .limit(limit)
     .execute();

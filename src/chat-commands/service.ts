@@ -111,26 +111,26 @@ export class ChatCommandService {
     if ('reply' in found) return found.reply;
     const { contact } = found;
     const dues = await openDuesOldestFirst(this.deps.db, business.id, contact.id);
-    const owed = dues.reduce((sum, d) => sum + d.amount_paise, 0);
+    const owed = dues.reduce((sum, d) => sum + d.balance_paise, 0);
     if (dues.length === 0) return `${contact.name} owes nothing. Nothing was changed.`;
     if (c.amountPaise !== null && c.amountPaise > owed) {
       return `${r.money(c.amountPaise)} is more than ${contact.name} owes (${r.money(owed)}). Nothing was changed.`;
     }
     const result = await applyChatPayment(this.deps.transactions, business, dues, c.amountPaise, c.method);
-    const recorded = result.settled.reduce((sum, d) => sum + d.amount_paise, 0);
+    const recorded = result.applied.reduce((sum, p) => sum + p.paise, 0);
     const lines: string[] = [];
-    if (result.settled.length > 0) {
-      const which = result.settled.map((d) => `${r.money(d.amount_paise)} due ${r.date(d.due_date)}`).join(', ');
-      lines.push(
-        `Recorded ${r.money(recorded)} from ${contact.name}: ${result.settled.length === 1 ? 'the due' : `${result.settled.length} dues`} ${which} ${result.settled.length === 1 ? 'is' : 'are'} paid.`,
-      );
+    if (result.applied.length > 0) {
+      const which = result.applied
+        .map((p) =>
+          p.settles
+            ? `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (now paid)`
+            : `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (${r.money(p.due.balance_paise - p.paise)} left on it)`,
+        )
+        .join(', ');
+      lines.push(`Recorded ${r.money(recorded)} from ${contact.name}: ${which}.`);
     }
-    const left = result.unrecorded;
-    if (left?.reason === 'part_payment') {
-      lines.push(
-        `${r.money(left.paise)} could not be recorded: it is only part of the ${r.money(left.due.amount_paise)} due ${r.date(left.due.due_date)}, and part payments cannot be recorded from chat yet.`,
-      );
-    } else if (left?.reason === 'failed') {
+    if (result.failed) {
+      const left = result.failed;
       const why = left.error instanceof AppError ? left.error.message : 'the service had an error';
       lines.push(
         `${r.money(left.paise)} could not be recorded (${why}). Send "dues" to check, then send the rest again.`,
@@ -161,7 +161,7 @@ export class ChatCommandService {
     const { contact } = found;
     const [due] = await openDuesOldestFirst(this.deps.db, business.id, contact.id);
     if (!due) return `${contact.name} owes nothing, so no reminder was sent.`;
-    const what = `${r.money(due.amount_paise)} due ${r.date(due.due_date)}`;
+    const what = `${r.money(due.balance_paise)} due ${r.date(due.due_date)}`;
     try {
       const result = await this.deps.reminders.remind(business, due.id, {});
       if (result.sent) return `Reminder sent to ${contact.name} for ${what}.`;

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
-import { openSqlite } from './sqlite.js';
+import { openSqlite } from './sqlite/open.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -20,7 +20,7 @@ export interface Store {
   readonly otherCommits?: () => unknown;
   /**
    * Ends the read snapshot that requests of this turn of the event loop share (SQLite, see
-   * db/sqlite-driver.ts); called before their responses are written. Absent on PostgreSQL.
+   * db/sqlite/driver.ts); called before their responses are written. Absent on PostgreSQL.
    */
   readonly endReadSnapshot?: () => void;
   ping(): Promise<void>;
@@ -31,7 +31,7 @@ export class MigrationError extends Error {}
 
 /**
  * `backgroundCheckpoints`: on SQLite, checkpoint the WAL on a thread of its own (long-running
- * processes: the server and the worker; see db/sqlite-checkpointer.ts).
+ * processes: the server and the worker; see db/sqlite/checkpointer.ts).
  */
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,

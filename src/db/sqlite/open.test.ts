@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqlite } from './sqlite.js';
+import { openSqlite } from './open.js';
 
 describe('SQLite rows read as arrays and built per statement', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-rows-'));
@@ -47,7 +47,7 @@ describe('openSqlite', () => {
     const { raw } = openSqlite(dir);
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      // 1 = NORMAL: the driver syncs the WAL itself after each COMMIT (db/durability.ts)
+      // 1 = NORMAL: the driver syncs the WAL itself after each COMMIT (db/sqlite/durability.ts)
       expect(raw.pragma('synchronous', { simple: true })).toBe(1);
       expect(raw.pragma('foreign_keys', { simple: true })).toBe(1);
       // 2 = MEMORY: savepoints' statement journals stay off the disk

@@ -4,9 +4,9 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommitSqliteDriver, type Statements } from './driver.js';
 import { type FileSync, fileSync } from './durability.js';
 import { heldSync } from './held-sync.js';
-import { GroupCommitSqliteDriver, type Statements } from './sqlite-driver.js';
 
 /** Lets queued microtasks and the next turns of the event loop run. */
 async function settle(turns = 3) {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, type SqliteDatabase, SqliteDialect } from 'kysely';
+import { BACKSTOP_PAGES, Checkpointer } from './checkpointer.js';
+import { GroupCommitSqliteDriver, type Statement, type Statements } from './driver.js';
 import { fileSync } from './durability.js';
-import { BACKSTOP_PAGES, Checkpointer } from './sqlite-checkpointer.js';
-import { GroupCommitSqliteDriver, type Statement, type Statements } from './sqlite-driver.js';
 
 type Row = Record<string, unknown>;
 
@@ -76,7 +76,7 @@ class AppSqliteDialect extends SqliteDialect {
 
 /**
  * Opens the store's one connection. `backgroundCheckpoints` moves WAL checkpoints to a thread of
- * their own (sqlite-checkpointer.ts): for long-running processes; short ones (the admin CLI,
+ * their own (checkpointer.ts): for long-running processes; short ones (the admin CLI,
  * tests) need not start a thread.
  */
 export function openSqlite(
@@ -94,13 +94,13 @@ export function openSqlite(
   // PRODUCT part 1: WAL + synchronous=FULL, so a write answered 2xx survives a kill or power loss.
   // FULL's fsync at each COMMIT would block the event loop for the whole disk round trip, so the
   // driver makes that same fsync of the WAL itself, off the loop, before it answers anything
-  // (db/durability.ts); SQLite's own commit sync is therefore off (NORMAL).
+  // (db/sqlite/durability.ts); SQLite's own commit sync is therefore off (NORMAL).
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
-  // Every transaction runs as a savepoint inside its group (sqlite-driver.ts), and a savepoint
+  // Every transaction runs as a savepoint inside its group (driver.ts), and a savepoint
   // keeps the original of each page it changes in a statement journal, a temporary file by
   // default: that file I/O was half the cost of inserting a due. It only serves rolling back a
   // savepoint, so it lives in memory (as do sorts, which our indexed queries rarely need).

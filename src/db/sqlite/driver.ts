@@ -110,7 +110,7 @@ class Lease implements DatabaseConnection {
  * transaction runs as a SAVEPOINT inside one outer `BEGIN IMMEDIATE`; when it finishes it is
  * RELEASEd into that outer transaction and waits, the connection goes to the next transaction
  * already queued, and one COMMIT then makes the whole group visible. The fsync that makes it
- * durable runs off the event loop (db/durability.ts: the connection is in `synchronous=NORMAL`
+ * durable runs off the event loop (db/sqlite/durability.ts: the connection is in `synchronous=NORMAL`
  * and the driver syncs the WAL itself), so the next group is being built while the disk works;
  * that group is committed once the sync has finished and it has stopped growing
  * (#scheduleFlush), so it holds every transaction that ended meanwhile. Only once a group is
@@ -151,7 +151,7 @@ export class GroupCommitSqliteDriver implements Driver {
   readonly #walSync: FileSync;
 
   /**
-   * `walSync` makes the connection's WAL durable: db/durability.ts's fileSync of `<db>-wal` in
+   * `walSync` makes the connection's WAL durable: db/sqlite/durability.ts's fileSync of `<db>-wal` in
    * production (the connection must then run with synchronous=NORMAL), a controllable fake in
    * tests. `groupWindowMs` bounds how long a growing group stays open (GROUP_WINDOW_MS).
    */

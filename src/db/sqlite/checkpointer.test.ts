@@ -4,8 +4,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqlite } from './sqlite.js';
-import { BACKSTOP_PAGES } from './sqlite-checkpointer.js';
+import { BACKSTOP_PAGES } from './checkpointer.js';
+import { openSqlite } from './open.js';
 
 describe('background WAL checkpoints', () => {
   const dirs: string[] = [];

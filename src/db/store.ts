@@ -14,15 +14,11 @@ export interface Store {
   /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
   readonly pgPool?: pg.Pool;
   /**
-   * A value that changes whenever another connection commits (SQLite's data_version), for caches
-   * that must notice the admin CLI's writes; absent where there is no cheap signal (PostgreSQL).
+   * A number that changes whenever another connection commits (SQLite's data_version: one
+   * statement, no transaction left open), for caches that must notice the admin CLI's writes;
+   * absent where there is no cheap signal (PostgreSQL).
    */
-  readonly otherCommits?: () => unknown;
-  /**
-   * Ends the read snapshot that requests of this turn of the event loop share (SQLite, see
-   * db/sqlite/driver.ts); called before their responses are written. Absent on PostgreSQL.
-   */
-  readonly endReadSnapshot?: () => void;
+  readonly otherCommits?: () => number;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -56,7 +52,6 @@ export function openStore(
     kind: 'sqlite',
     db,
     otherCommits: () => driver.dataVersion(),
-    endReadSnapshot: () => driver.endSnapshot(),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

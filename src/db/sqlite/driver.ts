@@ -79,8 +79,6 @@ class Lease implements DatabaseConnection {
     if (this.state !== 'idle') return runPrepared<R>(stmt, query.parameters);
     // A query outside a transaction must not read a group's work before it is durable.
     this.driver.commitGroup();
-    // A read runs in the open snapshot, if any; a write outside a transaction commits on its own.
-    if (!stmt.readonly) this.driver.endSnapshot();
     let result: QueryResult<R>;
     try {
       result = runPrepared<R>(stmt, query.parameters);
@@ -94,8 +92,6 @@ class Lease implements DatabaseConnection {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite only streams select queries');
     if (this.state === 'idle') {
       this.driver.commitGroup();
-      // A statement left running across awaits cannot live in a snapshot that a turn ends.
-      this.driver.endSnapshot();
       // Rows are handed out as they are read: only once what they may show is durable.
       await this.driver.durability.whenDurable();
     }
@@ -122,24 +118,11 @@ class Lease implements DatabaseConnection {
  *   transaction first commits the open group, and its rows, like a failed transaction's error,
  *   wait for the commits made before it to reach the disk (without holding the connection).
  * - Transactions are taken in arrival order; a group holds those that were queued while it ran.
- *
- * Read snapshots: every statement outside a transaction otherwise opens and closes a read
- * transaction of its own (shared-memory locks: about as much as a primary-key read itself).
- * `openSnapshot` (the authentication of each request, through `dataVersion`) opens one read
- * transaction that the reads outside a transaction then share until the end of this turn of the
- * event loop (setImmediate: the check phase right after the poll phase whose requests opened it),
- * or until a write needs the connection. Under load, the requests of one poll phase share one.
- * A request still sees every commit made before it arrived: the requests handled in a poll phase
- * all arrived before it began, and the snapshot is taken after that, in their handling. A
- * snapshot never holds a group's uncommitted work (the group is committed first).
  */
 export class GroupCommitSqliteDriver implements Driver {
   readonly #lock = new FifoLock();
   readonly #database: BetterSqlite3.Database;
   readonly db: Statements;
-  /** A read transaction (this turn's snapshot) is open on the connection. */
-  #snapshot = false;
-  #snapshotEndScheduled = false;
   readonly #dataVersion: Statement;
   /** Transactions released into the open outer transaction, waiting for its COMMIT. */
   #group: Waiter[] | null = null;
@@ -171,36 +154,11 @@ export class GroupCommitSqliteDriver implements Driver {
 
   /**
    * SQLite's data_version: it moves when another connection (another process: the admin CLI, a
-   * worker) commits. Read in this turn's snapshot, so a cache checking it on every request pays
-   * for it about once a turn, and sees the same state as the reads that follow.
+   * worker) commits, never for this connection's own commits. One statement, run on its own: it
+   * leaves no transaction open behind it.
    */
   dataVersion(): number {
-    this.openSnapshot();
     return (this.#dataVersion.all([])[0] as { data_version: number }).data_version;
-  }
-
-  /**
-   * Opens a read snapshot for the rest of this turn, unless a transaction (a snapshot or a group)
-   * is open. Nothing can be mid-statement when the turn ends (statements run synchronously; a
-   * transaction or a stream ends the snapshot before it starts), so it ends without the lock.
-   */
-  openSnapshot(): void {
-    if (this.#database.inTransaction) return;
-    run(this.db, 'begin', []);
-    this.#snapshot = true;
-    if (this.#snapshotEndScheduled) return;
-    this.#snapshotEndScheduled = true;
-    setImmediate(() => {
-      this.#snapshotEndScheduled = false;
-      this.endSnapshot();
-    });
-  }
-
-  /** Ends the read snapshot, if one is open (a read transaction: its COMMIT writes nothing). */
-  endSnapshot(): void {
-    if (!this.#snapshot) return;
-    this.#snapshot = false;
-    if (this.#database.inTransaction) run(this.db, 'commit', []);
   }
 
   async init(): Promise<void> {}
@@ -223,7 +181,7 @@ export class GroupCommitSqliteDriver implements Driver {
    */
   afterPlainStatement(lease: Lease, readonly: boolean): Promise<void> | undefined {
     if (!this.#database.inTransaction && (!readonly || this.#openedByStatements)) this.durability.committed();
-    this.#openedByStatements = this.#database.inTransaction && !this.#snapshot;
+    this.#openedByStatements = this.#database.inTransaction;
     const wait = this.durability.whenDurable();
     if (wait === null) return undefined;
     if (!this.#openedByStatements) this.#handOn(lease);
@@ -241,7 +199,6 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     if (this.#group === null) {
-      this.endSnapshot();
       // IMMEDIATE: take the write lock now (waiting on busy_timeout if the admin CLI holds it),
       // rather than failing with SQLITE_BUSY on the first write of a deferred transaction.
       run(this.db, 'begin immediate', []);
@@ -302,7 +259,6 @@ export class GroupCommitSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#lock.acquire();
     try {
-      this.endSnapshot();
       this.commitGroup();
       await this.durability.whenDurable();
     } finally {

@@ -6,40 +6,6 @@ import { BACKSTOP_PAGES, Checkpointer } from './checkpointer.js';
 import { GroupCommitSqliteDriver, type Statement, type Statements } from './driver.js';
 import { fileSync } from './durability.js';
 
-type Row = Record<string, unknown>;
-
-/**
- * better-sqlite3 builds each result row as an object through V8's API, one property at a time;
- * for the wide rows the API reads (a due with its contact: 21 columns) that costs more than
- * SQLite's lookup. Reading rows as arrays and building the objects with a function made for the
- * statement's columns (a fixed-shape object literal) is about 30% faster and gives the same
- * objects: same keys in the same order, a later duplicate column name overriding an earlier one.
- */
-function rowBuilder(columns: string[]): (values: unknown[]) => Row {
-  const last = new Map(columns.map((name, i) => [name, i]));
-  // A literal `"__proto__": x` would set the prototype; the computed form defines the property.
-  const fields = [...last].map(([name, i]) =>
-    name === '__proto__' ? `["__proto__"]: v[${i}]` : `${JSON.stringify(name)}: v[${i}]`,
-  );
-  return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Row;
-}
-
-function fastReader(stmt: BetterSqlite3.Statement): Statement {
-  const build = rowBuilder(stmt.columns().map((c) => c.name));
-  stmt.raw(true);
-  return {
-    reader: true,
-    readonly: stmt.readonly,
-    all: (parameters: ReadonlyArray<unknown>) => (stmt.all(parameters) as unknown[][]).map(build),
-    run: () => {
-      throw new Error('a reader statement cannot be run');
-    },
-    *iterate(parameters: ReadonlyArray<unknown>) {
-      for (const values of stmt.iterate(parameters) as IterableIterator<unknown[]>) yield build(values);
-    },
-  };
-}
-
 /**
  * Kysely's SQLite driver prepares every statement again on each query, which costs a third of the
  * throughput of a primary-key read (issue 2 measured 0.21x vs 0.33x of bare node:http). Our
@@ -54,7 +20,7 @@ function withStatementCache(db: BetterSqlite3.Database, max = 500): Statements {
       let stmt = cache.get(sql);
       if (!stmt) {
         const prepared = db.prepare(sql);
-        stmt = prepared.reader ? fastReader(prepared) : (prepared as unknown as Statement);
+        stmt = prepared as unknown as Statement;
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
         cache.set(sql, stmt);
       }

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
-import { openSqlite } from './sqlite/open.js';
+import { openSqlite, type StorageSeams } from './sqlite/open.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -31,7 +31,7 @@ export class MigrationError extends Error {}
  */
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,
-  opts: { backgroundCheckpoints?: boolean } = {},
+  opts: { backgroundCheckpoints?: boolean; sqlite?: StorageSeams } = {},
 ): Store {
   if (config.databaseUrl) {
     const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax);
@@ -46,7 +46,10 @@ export function openStore(
       close: () => db.destroy(),
     };
   }
-  const { dialect, driver, checkpointer } = openSqlite(config.dataDir, opts);
+  const { dialect, driver, checkpointer } = openSqlite(config.dataDir, {
+    backgroundCheckpoints: opts.backgroundCheckpoints ?? false,
+    ...opts.sqlite,
+  });
   const db = new Kysely<Database>({ dialect });
   return {
     kind: 'sqlite',

@@ -7,7 +7,8 @@ import {
   SelectQueryNode,
   type SqliteDatabase,
 } from 'kysely';
-import { Durability, type FileSync } from './durability.js';
+import { Durability, type FileSync, storeUnavailable } from './durability.js';
+import { isStorageFault } from './faults.js';
 
 /** A prepared statement; `readonly` is better-sqlite3's (sqlite3_stmt_readonly: writes nothing). */
 export type Statement = ReturnType<SqliteDatabase['prepare']> & { readonly readonly: boolean };
@@ -76,12 +77,14 @@ class Lease implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const stmt = this.driver.db.prepare(query.sql);
-    if (this.state !== 'idle') return runPrepared<R>(stmt, query.parameters);
+    if (this.state !== 'idle') return this.driver.guard(() => runPrepared<R>(stmt, query.parameters), stmt.readonly);
     // A query outside a transaction must not read a group's work before it is durable.
     this.driver.commitGroup();
+    // A write outside a transaction is refused while the store is failing (unless it recovers).
+    if (!stmt.readonly) await this.driver.writable();
     let result: QueryResult<R>;
     try {
-      result = runPrepared<R>(stmt, query.parameters);
+      result = this.driver.guard(() => runPrepared<R>(stmt, query.parameters), stmt.readonly);
     } finally {
       await this.driver.afterPlainStatement(this, stmt.readonly);
     }
@@ -129,7 +132,7 @@ export class GroupCommitSqliteDriver implements Driver {
   #flushScheduled = false;
   readonly #groupWindowMs: number;
   /** Counts for tests and metrics: transactions committed, and the COMMITs that carried them. */
-  readonly stats = { transactions: 0, commits: 0 };
+  readonly stats = { transactions: 0, commits: 0, recoveries: 0, failedRecoveries: 0 };
   readonly durability: Durability;
   readonly #walSync: FileSync;
 
@@ -165,12 +168,49 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire();
-    const failure = this.durability.failure;
-    if (failure) {
-      this.#lock.release();
-      throw failure;
-    }
     return new Lease(this);
+  }
+
+  /**
+   * Runs one statement; a storage fault (sqlite/faults.ts) becomes a 503 `unavailable`, and, met
+   * by a write, stops all writes until the store is re-verified (#recover).
+   */
+  guard<T>(statement: () => T, readonly: boolean): T {
+    try {
+      return statement();
+    } catch (error) {
+      if (!isStorageFault(error)) throw error;
+      throw readonly ? storeUnavailable(error) : this.durability.fail(error);
+    }
+  }
+
+  /**
+   * Resolves when writes may go on: at once while the store is healthy; while it is failing, once
+   * it has been re-verified (#recover), else rejects with `unavailable`. Called with the lock held
+   * and no group open.
+   */
+  async writable(): Promise<void> {
+    if (this.durability.failure) await this.#recover();
+  }
+
+  /**
+   * Re-verifies the store after a fault before any write is taken again (sqlite/faults.ts says
+   * why this is safe): the WAL reopened, every committed page checkpointed into the database file
+   * (synced by SQLite) and the WAL emptied, then a sync of the new WAL through our own seam.
+   */
+  async #recover(): Promise<void> {
+    await new Promise<void>((resolve) => this.durability.onceIdle(resolve));
+    try {
+      this.#walSync.close();
+      const [result] = this.#database.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result?.busy) throw new Error('another connection kept the WAL checkpoint from completing');
+      await new Promise<void>((resolve, reject) => this.#walSync.sync((error) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      this.stats.failedRecoveries++;
+      throw storeUnavailable(error);
+    }
+    this.durability.recovered();
+    this.stats.recoveries++;
   }
 
   /**
@@ -199,10 +239,14 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     if (this.#group === null) {
+      await this.writable();
       // IMMEDIATE: take the write lock now (waiting on busy_timeout if the admin CLI holds it),
       // rather than failing with SQLITE_BUSY on the first write of a deferred transaction.
-      run(this.db, 'begin immediate', []);
+      this.guard(() => run(this.db, 'begin immediate', []), false);
       this.#group = [];
+    } else if (this.durability.failure) {
+      // The open group will be rolled back (commitGroup): joining it would be in vain.
+      throw this.durability.failure;
     }
     try {
       run(this.db, `savepoint ${MEMBER}`, []);
@@ -278,9 +322,12 @@ export class GroupCommitSqliteDriver implements Driver {
     try {
       if (!this.#database.inTransaction) {
         if (group.length === 0) return;
-        throw new Error('SQLite rolled back the group transaction before its commit');
+        // SQLite itself rolls a transaction back on some storage faults (disk full, I/O error).
+        throw this.durability.fail(new Error('SQLite rolled back the group transaction before its commit'));
       }
-      run(this.db, 'commit', []);
+      // Failing since the group began (a sync failed): its work is rolled back, never acknowledged.
+      if (this.durability.failure) throw this.durability.failure;
+      this.guard(() => run(this.db, 'commit', []), false);
       this.stats.commits++;
       this.stats.transactions += group.length;
     } catch (error) {

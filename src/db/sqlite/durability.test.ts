@@ -59,16 +59,25 @@ describe('Durability', () => {
     expect(d.whenDurable()).toBeNull();
   });
 
-  it('treats a failed sync as final: waiters and every later wait fail, no sync is tried again', async () => {
+  it('on a failed sync tells every waiter unavailable and syncs nothing more until recovered', async () => {
     const wal = heldSync();
     const d = new Durability(wal);
     const waiting = d.whenDurable(d.committed());
     wal.complete(new Error('EIO'));
-    await expect(waiting).rejects.toThrow(/could not make its writes durable \(EIO\)/);
-    expect(d.failure?.message).toMatch(/restart the process/);
-    await expect(d.whenDurable()).rejects.toThrow(/EIO/);
-    d.committed();
-    await expect(d.whenDurable()).rejects.toThrow(/EIO/);
+    await expect(waiting).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/EIO/) });
+    expect(d.failure?.code).toBe('unavailable');
+    // nothing becomes durable while failing: reads do not wait, commits are refused
+    expect(d.whenDurable()).toBeNull();
+    const refused = new Promise((resolve, reject) => d.notify(d.committed(), resolve, reject));
+    await expect(refused).rejects.toMatchObject({ code: 'unavailable' });
     expect(wal.running).toBe(0);
+
+    d.recovered();
+    expect(d.failure).toBeNull();
+    const next = d.whenDurable(d.committed());
+    expect(wal.running).toBe(1);
+    wal.complete();
+    await expect(next).resolves.toBeUndefined();
   });
+
 });

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, type SqliteDatabase, SqliteDialect } from 'kysely';
 import { BACKSTOP_PAGES, Checkpointer } from './checkpointer.js';
 import { GroupCommitSqliteDriver, type Statement, type Statements } from './driver.js';
-import { fileSync } from './durability.js';
+import { type FileSync, fileSync } from './durability.js';
 
 /**
  * Kysely's SQLite driver prepares every statement again on each query, which costs a third of the
@@ -29,6 +29,16 @@ function withStatementCache(db: BetterSqlite3.Database, max = 500): Statements {
   };
 }
 
+/**
+ * Where tests put storage faults (a full disk, a failed fsync) without filling a disk: the sync
+ * of the WAL, and the statements the driver runs (a COMMIT failing with SQLITE_FULL). Production
+ * passes neither.
+ */
+export interface StorageSeams {
+  walSync?: (file: string) => FileSync;
+  statements?: (real: Statements) => Statements;
+}
+
 class AppSqliteDialect extends SqliteDialect {
   readonly #driver: GroupCommitSqliteDriver;
   constructor(raw: BetterSqlite3.Database, driver: GroupCommitSqliteDriver) {
@@ -47,7 +57,7 @@ class AppSqliteDialect extends SqliteDialect {
  */
 export function openSqlite(
   dataDir: string,
-  opts: { backgroundCheckpoints?: boolean } = {},
+  opts: { backgroundCheckpoints?: boolean } & StorageSeams = {},
 ): {
   dialect: SqliteDialect;
   driver: GroupCommitSqliteDriver;
@@ -76,6 +86,11 @@ export function openSqlite(
     raw.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     checkpointer = new Checkpointer(file);
   }
-  const driver = new GroupCommitSqliteDriver(raw, withStatementCache(raw), fileSync(`${file}-wal`));
+  const statements = withStatementCache(raw);
+  const driver = new GroupCommitSqliteDriver(
+    raw,
+    opts.statements?.(statements) ?? statements,
+    (opts.walSync ?? fileSync)(`${file}-wal`),
+  );
   return { dialect: new AppSqliteDialect(raw, driver), driver, raw, checkpointer };
 }

@@ -81,7 +81,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       storeKind: deps.store.kind,
     }),
   );
-  app.decorate('rendered', new RenderedResponses(config.responseCacheBytes, deps.metrics.renderedResponses));
+  app.decorate('rendered', new RenderedResponses(deps.services.pages, deps.metrics.renderedResponses));
   app.decorateRequest('auth', null as never);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);

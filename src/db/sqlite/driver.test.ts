@@ -339,7 +339,6 @@ describe('GroupCommitSqliteDriver', () => {
       expect(visibleElsewhere(4)).toBe(true);
       expect(driver.durability.failure).toBeNull();
     });
-
   });
 
   describe('reads outside a transaction', () => {

@@ -68,7 +68,7 @@ describe('Durability', () => {
     expect(d.failure?.code).toBe('unavailable');
     // nothing becomes durable while failing: reads do not wait, commits are refused
     expect(d.whenDurable()).toBeNull();
-    const refused = new Promise((resolve, reject) => d.notify(d.committed(), resolve, reject));
+    const refused = new Promise<void>((resolve, reject) => d.notify(d.committed(), resolve, reject));
     await expect(refused).rejects.toMatchObject({ code: 'unavailable' });
     expect(wal.running).toBe(0);
 
@@ -79,5 +79,4 @@ describe('Durability', () => {
     wal.complete();
     await expect(next).resolves.toBeUndefined();
   });
-
 });

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
-import { type Logger, pino } from 'pino';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
@@ -26,33 +25,6 @@ import { transactionRoutes, transactionSchemas } from './transactions/routes.js'
 import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The pay page token is a bearer secret: keep it out of logs. */
-function redactUrl(url: string): string {
-  return url.replace(/\/pay\/[^/?#]+/, '/pay/[redacted]');
-}
-
-/** Structured JSON logs (pino) with API keys, idempotency keys and pay tokens kept out. */
-export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
-  return pino(
-    {
-      level,
-      redact: {
-        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers["idempotency-key"]'],
-        censor: '[redacted]',
-      },
-      serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({
-          method: req.method,
-          url: redactUrl(req.url),
-          remoteAddress: req.ip,
-        }),
-        err: pino.stdSerializers.err,
-      },
-    },
-    pino.destination(destination),
-  );
-}
 
 /** Builds the HTTP application; it does not listen (server.ts does, tests use inject or listen). */
 export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promise<App> {

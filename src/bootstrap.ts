@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { createLogger } from './app.js';
 import { createChannel } from './channels/index.js';
 import { type Config, loadConfig } from './config.js';
 import { migrate, openStore, type Store } from './db/store.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { MemoryRateLimitStore, type RateLimitStore, RedisRateLimitStore } from './http/rate-limit.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { createLogger } from './lib/logger.js';
 import { createServices, type Services } from './services.js';
 
 export interface Runtime {

@@ -131,6 +131,8 @@ export class GroupCommitSqliteDriver implements Driver {
   #group: Waiter[] | null = null;
   #flushScheduled = false;
   readonly #groupWindowMs: number;
+  /** Milliseconds, for the group window (performance.now; tests pass their own). */
+  readonly #now: () => number;
   /** Counts for tests and metrics: transactions committed, and the COMMITs that carried them. */
   readonly stats = { transactions: 0, commits: 0, recoveries: 0, failedRecoveries: 0 };
   readonly durability: Durability;
@@ -139,15 +141,16 @@ export class GroupCommitSqliteDriver implements Driver {
   /**
    * `walSync` makes the connection's WAL durable: db/sqlite/durability.ts's fileSync of `<db>-wal` in
    * production (the connection must then run with synchronous=NORMAL), a controllable fake in
-   * tests. `groupWindowMs` bounds how long a growing group stays open (GROUP_WINDOW_MS).
+   * tests. `groupWindowMs` bounds how long a growing group stays open (GROUP_WINDOW_MS), as `now` reads time.
    */
   constructor(
     database: BetterSqlite3.Database,
     statements: Statements,
     walSync: FileSync,
-    opts: { groupWindowMs?: number } = {},
+    opts: { groupWindowMs?: number; now?: () => number } = {},
   ) {
     this.#groupWindowMs = opts.groupWindowMs ?? GROUP_WINDOW_MS;
+    this.#now = opts.now ?? (() => performance.now());
     this.#database = database;
     this.db = statements;
     this.#dataVersion = statements.prepare('pragma data_version');
@@ -354,11 +357,11 @@ export class GroupCommitSqliteDriver implements Driver {
   #scheduleFlush() {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    const opened = performance.now();
+    const opened = this.#now();
     let size = -1;
     const commitOnceSettled = () => {
       const now = this.#group?.length ?? 0;
-      if (now > size && performance.now() - opened < this.#groupWindowMs) {
+      if (now > size && this.#now() - opened < this.#groupWindowMs) {
         size = now;
         setImmediate(commitOnceSettled);
         return;

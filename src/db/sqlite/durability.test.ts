@@ -1,21 +1,38 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Durability, fileSync } from './durability.js';
+import { Durability, type FileSync, fileSync } from './durability.js';
 import { heldSync } from './held-sync.js';
 
 describe('fileSync', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'file-sync-'));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('fdatasyncs the file, opened at the first sync and kept open', async () => {
+  /** How many of this process's descriptors are open on `file` (Linux: /proc/self/fd). */
+  const descriptorsOn = (file: string) =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false; // closed meanwhile (the directory's own descriptor)
+      }
+    }).length;
+  const syncOnce = (sync: FileSync) =>
+    new Promise<void>((resolve, reject) => sync.sync((e) => (e ? reject(e) : resolve())));
+
+  it('fdatasyncs the file, opened at the first sync (it may not exist before) and kept open', async () => {
     const file = path.join(dir, 'wal');
-    writeFileSync(file, 'frames');
     const sync = fileSync(file);
-    for (let i = 0; i < 2; i++)
-      await new Promise<void>((resolve, reject) => sync.sync((e) => (e ? reject(e) : resolve())));
+    // SQLite creates its WAL lazily: making the FileSync opens nothing
+    writeFileSync(file, 'frames');
+    expect(descriptorsOn(file)).toBe(0);
+    await syncOnce(sync);
+    expect(descriptorsOn(file)).toBe(1);
+    await syncOnce(sync);
+    expect(descriptorsOn(file)).toBe(1);
     sync.close();
+    expect(descriptorsOn(file)).toBe(0);
   });
 
   it('reports a file it cannot open', async () => {

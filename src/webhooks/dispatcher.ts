@@ -1,8 +1,10 @@
 import type { Db, Executor } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
+import * as deliveriesRepo from './delivery-repository.js';
+import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
-import * as repo from './repository.js';
+import * as queueRepo from './queue-repository.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
 
@@ -20,7 +22,7 @@ const RECORD_WINDOW_MS = 20;
 /** With slots free and nothing finishing, how often the loop looks for new work. */
 const IDLE_POLL_MS = 500;
 
-type Leased = repo.LeasedDelivery & { lease_id: string };
+type Leased = queueRepo.LeasedDelivery & { lease_id: string };
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'lease_lost';
 
@@ -75,10 +77,10 @@ export class WebhookDispatcher {
    * leased to this worker and returned, ready to send: no claim query for new work.
    */
   async #fanOutIn(trx: Executor, limit: number, lease = 0): Promise<{ events: number; leased: Leased[] }> {
-    const events = await repo.claimEvents(trx, limit);
+    const events = await queueRepo.claimEvents(trx, limit);
     if (events.length === 0) return { events: 0, leased: [] };
     const businessIds = [...new Set(events.map((e) => e.business_id))];
-    const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
+    const endpoints = (await queueRepo.activeEndpointsOf(trx, businessIds)).map((e) => ({
       ...e,
       subscribed: new Set(JSON.parse(e.events) as string[]),
     }));
@@ -86,7 +88,7 @@ export class WebhookDispatcher {
     const now = clockNow.toISOString();
     const leaseId = uuidv7();
     const lockedUntil = new Date(clockNow.getTime() + this.leaseMs).toISOString();
-    const rows: repo.DeliveryRow[] = [];
+    const rows: deliveriesRepo.DeliveryRow[] = [];
     const leased: Leased[] = [];
     for (const event of events) {
       for (const endpoint of endpoints) {
@@ -94,7 +96,7 @@ export class WebhookDispatcher {
         // An endpoint gets the events that happened after it was created, not the history.
         if (endpoint.created_at > event.created_at) continue;
         const take = leased.length < lease;
-        const row: repo.DeliveryRow = {
+        const row: deliveriesRepo.DeliveryRow = {
           id: uuidv7(),
           business_id: event.business_id,
           endpoint_id: endpoint.id,
@@ -105,7 +107,7 @@ export class WebhookDispatcher {
           attempts: 0,
           response_status: null,
           error: null,
-          // leased: due again only if this worker's lease runs out (see repo.claimDeliveries)
+          // leased: due again only if this worker's lease runs out (see queueRepo.claimDeliveries)
           next_attempt_at: take ? lockedUntil : now,
           delivered_at: null,
           requeue: 0,
@@ -129,8 +131,8 @@ export class WebhookDispatcher {
         }
       }
     }
-    const created = await repo.insertDeliveries(trx, rows);
-    await repo.markDispatched(
+    const created = await queueRepo.insertDeliveries(trx, rows);
+    await queueRepo.markDispatched(
       trx,
       events.map((e) => e.id),
       now,
@@ -138,7 +140,7 @@ export class WebhookDispatcher {
     if (created < rows.length && leased.length > 0) {
       // Some deliveries existed already (a fan-out made twice) and were left as they are: which
       // of ours went in is not known, so the new rows' leases are given back for a claim to take.
-      await repo.releaseLeases(
+      await queueRepo.releaseLeases(
         trx,
         leased.map((d) => d.id),
         [leaseId],
@@ -262,7 +264,7 @@ export class WebhookDispatcher {
     return this.deps.db.transaction().execute(async (trx) => {
       const outcomes = batch.length > 0 ? await this.#recordIn(trx, batch) : [];
       if (release.length > 0) {
-        await repo.releaseLeases(
+        await queueRepo.releaseLeases(
           trx,
           release.map((d) => d.id),
           [...new Set(release.map((d) => d.lease_id))],
@@ -284,14 +286,14 @@ export class WebhookDispatcher {
   async #claimIn(trx: Executor, limit: number): Promise<Leased[]> {
     const now = this.deps.clock.now();
     const leaseId = uuidv7();
-    const ids = await repo.claimDeliveries(trx, {
+    const ids = await queueRepo.claimDeliveries(trx, {
       now: now.toISOString(),
       leaseId,
       lockedUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
       limit,
     });
     if (ids.length === 0) return [];
-    const rows = await repo.leasedDeliveries(trx, ids, leaseId);
+    const rows = await queueRepo.leasedDeliveries(trx, ids, leaseId);
     return rows.map((r) => ({ ...r, lease_id: leaseId }));
   }
 
@@ -312,10 +314,10 @@ export class WebhookDispatcher {
     const at = now.toISOString();
     // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
     const endpointIds = [...new Set(batch.map((b) => b.delivery.endpoint_id))].sort();
-    for (const id of endpointIds) await repo.lockEndpoint(trx, id);
+    for (const id of endpointIds) await endpointsRepo.lockEndpoint(trx, id);
     const held = new Map(
       (
-        await repo.findLeasedMany(
+        await queueRepo.findLeasedMany(
           trx,
           batch.map((b) => b.delivery.id),
         )
@@ -329,7 +331,7 @@ export class WebhookDispatcher {
       const results = valid.filter((b) => b.delivery.endpoint_id === endpointId).map((b) => b.result.ok);
       if (results.length === 0) continue;
       const lastOk = results.lastIndexOf(true);
-      const endpoint = await repo.recordEndpointOutcomes(trx, endpointId, {
+      const endpoint = await endpointsRepo.recordEndpointOutcomes(trx, endpointId, {
         reset: lastOk >= 0,
         failuresAfter: results.length - 1 - lastOk,
         at,
@@ -342,14 +344,14 @@ export class WebhookDispatcher {
         now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
       ) {
         const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
-        await repo.disableEndpoint(trx, endpointId, reason, at);
-        await repo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
+        await endpointsRepo.disableEndpoint(trx, endpointId, reason, at);
+        await deliveriesRepo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
         isLive = false;
       }
       live.set(endpointId, isLive);
     }
 
-    const attempts: repo.AttemptRow[] = [];
+    const attempts: deliveriesRepo.AttemptRow[] = [];
     // The usual outcome, delivered, is written for many deliveries at once (one statement per
     // response status); failures and requeued deliveries each get their own update.
     const delivered = new Map<number, string[]>();
@@ -362,14 +364,14 @@ export class WebhookDispatcher {
           ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
           : null;
       const requeued = isLive && current.requeue === 1;
-      attempts.push(repo.attemptRow(delivery.id, attempt, result, retryAt, at));
+      attempts.push(deliveriesRepo.attemptRow(delivery.id, attempt, result, retryAt, at));
       if (result.ok && !requeued && result.status !== null) {
         const ids = delivered.get(result.status);
         if (ids) ids.push(delivery.id);
         else delivered.set(result.status, [delivery.id]);
         continue;
       }
-      await repo.updateDelivery(trx, delivery.id, {
+      await queueRepo.updateDelivery(trx, delivery.id, {
         status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
         attempts: attempt,
         response_status: result.status,
@@ -382,8 +384,8 @@ export class WebhookDispatcher {
         updated_at: at,
       });
     }
-    for (const [responseStatus, ids] of delivered) await repo.markDelivered(trx, ids, responseStatus, at);
-    await repo.insertAttempts(trx, attempts);
+    for (const [responseStatus, ids] of delivered) await queueRepo.markDelivered(trx, ids, responseStatus, at);
+    await deliveriesRepo.insertAttempts(trx, attempts);
     return batch.map((b) =>
       held.get(b.delivery.id)?.lease_id !== b.delivery.lease_id ? 'lease_lost' : b.result.ok ? 'delivered' : 'failed',
     );

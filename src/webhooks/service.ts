@@ -7,11 +7,11 @@ import { uuidv7 } from '../lib/ids.js';
 import { EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
 import * as deliveriesRepo from './delivery-repository.js';
-import { signAndSend } from './dispatcher.js';
 import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, sampleData } from './payload.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
+import { signAndSend } from './sign-and-send.js';
 
 export const MAX_ENDPOINTS_PER_BUSINESS = 20;
 export const MAX_URL_LENGTH = 2048;

@@ -1,4 +1,4 @@
-import { isPostgres, precompiled } from '../db/precompiled.js';
+import { isPostgres } from '../db/precompiled.js';
 import type { Executor, WebhookEndpointTable } from '../db/schema.js';
 
 /** Webhook endpoints: the rows the API manages, and the failure count the dispatcher keeps on them. */
@@ -85,38 +85,26 @@ export function touchEndpoint(db: Executor, id: string, at: string) {
  * run of failures (`reset`), the failures after the last success extend it. Returns the endpoint
  * as it now is (to decide on auto-disable and further retries).
  */
-type EndpointOutcomeArgs = { id: string; failuresAfter: number; failingSince: string | null; at: string };
-type EndpointAfterOutcomes = Pick<EndpointRow, 'active' | 'deleted_at' | 'failing_since'>;
-const endpointOutcomesAfterSuccess = precompiled<EndpointOutcomeArgs, EndpointAfterOutcomes>((db, arg) =>
-  db
-    .updateTable('webhook_endpoints')
-    .set({ failure_count: arg('failuresAfter'), failing_since: arg('failingSince'), last_triggered_at: arg('at') })
-    .where('id', '=', arg('id'))
-    .returning(['active', 'deleted_at', 'failing_since']),
-);
-const endpointOutcomesAllFailed = precompiled<Omit<EndpointOutcomeArgs, 'failingSince'>, EndpointAfterOutcomes>(
-  (db, arg) =>
-    db
-      .updateTable('webhook_endpoints')
-      .set((eb) => ({
-        failure_count: eb('failure_count', '+', arg('failuresAfter')),
-        failing_since: eb.fn.coalesce('failing_since', eb.val(arg('at'))),
-        last_triggered_at: arg('at'),
-      }))
-      .where('id', '=', arg('id'))
-      .returning(['active', 'deleted_at', 'failing_since']),
-);
-
 export async function recordEndpointOutcomes(
   db: Executor,
   id: string,
   batch: { reset: boolean; failuresAfter: number; at: string },
-): Promise<EndpointAfterOutcomes | undefined> {
+) {
   const { reset, failuresAfter, at } = batch;
-  const rows = reset
-    ? await endpointOutcomesAfterSuccess(db, { id, failuresAfter, failingSince: failuresAfter > 0 ? at : null, at })
-    : await endpointOutcomesAllFailed(db, { id, failuresAfter, at });
-  return rows[0];
+  return db
+    .updateTable('webhook_endpoints')
+    .set((eb) =>
+      reset
+        ? { failure_count: failuresAfter, failing_since: failuresAfter > 0 ? at : null, last_triggered_at: at }
+        : {
+            failure_count: eb('failure_count', '+', failuresAfter),
+            failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
+            last_triggered_at: at,
+          },
+    )
+    .where('id', '=', id)
+    .returning(['active', 'deleted_at', 'failing_since'])
+    .executeTakeFirst();
 }
 
 export function disableEndpoint(db: Executor, id: string, reason: string, at: string) {

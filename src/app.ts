@@ -69,12 +69,13 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
 
   const { httpDuration } = deps.metrics;
   // One hook for what every response needs (each Fastify hook costs a request a few microseconds).
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },
       reply.elapsedTime / 1000,
     );
+    done(null, payload);
   });
 
   for (const schema of [

@@ -31,7 +31,14 @@ export async function bootstrap(
 ): Promise<Runtime> {
   const config = loadConfig(options.env);
   const logger = createLogger(options.logLevel ?? config.logLevel, options.logToStderr ? 2 : 1);
-  const store = openStore(config, { backgroundCheckpoints: !options.shortLived });
+  const store = openStore(config, {
+    backgroundCheckpoints: !options.shortLived,
+    // Once per outage, not once per refused write.
+    onStorageFault: (failure) =>
+      failure
+        ? logger.error({ err: failure.cause ?? failure }, 'the store cannot take writes; answering 503 until it can')
+        : logger.info('the store takes writes again'),
+  });
   try {
     await migrate(store.db);
   } catch (error) {

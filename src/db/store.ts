@@ -31,7 +31,12 @@ export class MigrationError extends Error {}
  */
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,
-  opts: { backgroundCheckpoints?: boolean; sqlite?: StorageSeams } = {},
+  opts: {
+    backgroundCheckpoints?: boolean;
+    /** SQLite: told when writes stop on a storage fault (with its cause) and when they resume (null). */
+    onStorageFault?: (failure: Error | null) => void;
+    sqlite?: StorageSeams;
+  } = {},
 ): Store {
   if (config.databaseUrl) {
     const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax);
@@ -48,6 +53,7 @@ export function openStore(
   }
   const { dialect, driver, checkpointer } = openSqlite(config.dataDir, {
     backgroundCheckpoints: opts.backgroundCheckpoints ?? false,
+    ...(opts.onStorageFault && { onFault: opts.onStorageFault }),
     ...opts.sqlite,
   });
   const db = new Kysely<Database>({ dialect });

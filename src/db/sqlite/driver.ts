@@ -147,7 +147,7 @@ export class GroupCommitSqliteDriver implements Driver {
     database: BetterSqlite3.Database,
     statements: Statements,
     walSync: FileSync,
-    opts: { groupWindowMs?: number; now?: () => number } = {},
+    opts: { groupWindowMs?: number; now?: () => number; onFault?: (failure: Error | null) => void } = {},
   ) {
     this.#groupWindowMs = opts.groupWindowMs ?? GROUP_WINDOW_MS;
     this.#now = opts.now ?? (() => performance.now());
@@ -155,7 +155,7 @@ export class GroupCommitSqliteDriver implements Driver {
     this.db = statements;
     this.#dataVersion = statements.prepare('pragma data_version');
     this.#walSync = walSync;
-    this.durability = new Durability(walSync);
+    this.durability = new Durability(walSync, opts.onFault);
   }
 
   /**

@@ -78,7 +78,8 @@ describe('Durability', () => {
 
   it('on a failed sync tells every waiter unavailable and syncs nothing more until recovered', async () => {
     const wal = heldSync();
-    const d = new Durability(wal);
+    const changes: (string | null)[] = [];
+    const d = new Durability(wal, (failure) => changes.push(failure ? failure.message : null));
     const waiting = d.whenDurable(d.committed());
     wal.complete(new Error('EIO'));
     await expect(waiting).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/EIO/) });
@@ -89,8 +90,13 @@ describe('Durability', () => {
     await expect(refused).rejects.toMatchObject({ code: 'unavailable' });
     expect(wal.running).toBe(0);
 
+    // told once that writes stopped, however many fail meanwhile
+    d.fail(new Error('ENOSPC'));
+    expect(changes).toEqual([expect.stringMatching(/EIO/)]);
+
     d.recovered();
     expect(d.failure).toBeNull();
+    expect(changes).toEqual([expect.stringMatching(/EIO/), null]);
     const next = d.whenDurable(d.committed());
     expect(wal.running).toBe(1);
     wal.complete();

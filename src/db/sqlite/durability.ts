@@ -71,7 +71,11 @@ export class Durability {
   /** fdatasync calls made (tests read it). */
   syncs = 0;
 
-  constructor(private readonly file: FileSync) {}
+  /** `onChange`: told when writes stop (with the cause) and when they go on again (null): to log it once. */
+  constructor(
+    private readonly file: FileSync,
+    private readonly onChange: (failure: AppError | null) => void = () => {},
+  ) {}
 
   /** Set while the store cannot make writes durable: no write may be acknowledged. */
   get failure(): AppError | null {
@@ -83,7 +87,10 @@ export class Durability {
    * `recovered`. Called on a failed sync, and by the driver on a storage fault (disk full, I/O).
    */
   fail(cause: unknown): AppError {
-    this.#failure ??= storeUnavailable(cause);
+    if (this.#failure === null) {
+      this.#failure = storeUnavailable(cause);
+      this.onChange(this.#failure);
+    }
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w.reject(this.#failure);
@@ -92,8 +99,10 @@ export class Durability {
 
   /** The driver has re-verified the store (sqlite/faults.ts): everything committed is durable. */
   recovered(): void {
+    const was = this.#failure;
     this.#failure = null;
     this.#durable = this.#committed;
+    if (was) this.onChange(null);
   }
 
   /** Counts a commit that has just been made; returns its number. */

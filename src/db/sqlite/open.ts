@@ -57,7 +57,7 @@ class AppSqliteDialect extends SqliteDialect {
  */
 export function openSqlite(
   dataDir: string,
-  opts: { backgroundCheckpoints?: boolean } & StorageSeams = {},
+  opts: { backgroundCheckpoints?: boolean; onFault?: (failure: Error | null) => void } & StorageSeams = {},
 ): {
   dialect: SqliteDialect;
   driver: GroupCommitSqliteDriver;
@@ -91,6 +91,7 @@ export function openSqlite(
     raw,
     opts.statements?.(statements) ?? statements,
     (opts.walSync ?? fileSync)(`${file}-wal`),
+    opts.onFault ? { onFault: opts.onFault } : {},
   );
   return { dialect: new AppSqliteDialect(raw, driver), driver, raw, checkpointer };
 }

@@ -2,6 +2,7 @@ import { type AuthenticatedKey, BusinessService } from './businesses/service.js'
 import { type CacheNamespace, cache } from './cache/cache.js';
 import type { ChatChannel } from './channels/channel.js';
 import { createChannel } from './channels/index.js';
+import { ChatCommandService } from './chat-commands/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
@@ -63,20 +64,31 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
+  const transactions = new TransactionService({ db, clock, contacts });
+  const summary = new SummaryService({ db, clock });
+  const reminders = new ReminderService({
+    db,
+    clock,
+    channel,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    isPostgres,
+  });
+  const commands = new ChatCommandService({
+    db,
+    clock,
+    transactions,
+    reminders,
+    summary,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   return {
     businesses,
     contacts,
-    transactions: new TransactionService({ db, clock, contacts }),
-    summary: new SummaryService({ db, clock }),
+    transactions,
+    summary,
     channel,
-    reminders: new ReminderService({
-      db,
-      clock,
-      channel,
-      publicBaseUrl: deps.config.publicBaseUrl,
-      isPostgres,
-    }),
-    chatInbound: new ChatInboundService({ db, clock, channel, businesses }),
+    reminders,
+    chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
     webhookDispatcher: new WebhookDispatcher({
       db,

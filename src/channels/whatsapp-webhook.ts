@@ -81,7 +81,7 @@ export async function whatsappWebhookRoutes(app: App) {
         tags: ['Channels'],
         summary: 'WhatsApp webhook events (Meta calls this)',
         description:
-          'Inbound messages (STOP, START, API KEY) and delivery statuses. Requires X-Hub-Signature-256, the HMAC-SHA256 of the raw body keyed with WHATSAPP_APP_SECRET; 401 otherwise, with nothing changed.',
+          "Inbound messages (STOP, START, API KEY; chat commands from a business's registered phone: add, paid, dues, overdue, remind, help) and delivery statuses. Requires X-Hub-Signature-256, the HMAC-SHA256 of the raw body keyed with WHATSAPP_APP_SECRET; 401 otherwise, with nothing changed.",
         response: { 200: Type.Object({ received: Type.Boolean() }), ...errorResponses() },
       },
     },

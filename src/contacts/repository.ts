@@ -116,7 +116,8 @@ export interface ContactBalanceRow {
 }
 
 /**
- * Balances of some contacts, with SPEC part 2's read rule: an open due is overdue once its date is
+ * Balances of some contacts (outstanding sums what is still owed: amounts less payments; deleted
+ * dues, open = -1, are left out), with SPEC part 2's read rule: an open due is overdue once its date is
  * before `today`, whatever its stored status.
  */
 export function contactBalances(db: Executor, businessId: string, contactIds: string[], today: string) {
@@ -125,13 +126,16 @@ export function contactBalances(db: Executor, businessId: string, contactIds: st
     .select([
       'contact_id',
       sql<number>`count(*)`.as('total_transactions'),
-      sql<number>`coalesce(sum(case when open = 1 then amount_paise else 0 end), 0)`.as('outstanding_paise'),
+      sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
+        'outstanding_paise',
+      ),
       sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),
       sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
       sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
     ])
     .where('business_id', '=', businessId)
     .where('contact_id', 'in', contactIds)
+    .where('open', '>=', 0)
     .groupBy('contact_id')
     .execute() as Promise<ContactBalanceRow[]>;
 }
@@ -151,6 +155,7 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
         ])
         .where('business_id', '=', businessId)
         .where('contact_id', 'in', contactIds)
+        .where('open', '>=', 0)
         .as('d'),
     )
     .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])

@@ -7,7 +7,7 @@ import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvent } from '../outbox/events.js';
-import { addContact } from '../summary/aggregates.js';
+import { addContact } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { writeNameTerms } from './name-terms.js';
 import * as repo from './repository.js';

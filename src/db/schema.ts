@@ -54,7 +54,10 @@ export interface PendingByDayTable {
   due_paise: number;
 }
 
-/** Paid dues by the business-local month of payment, for paid_this_month_paise. */
+/**
+ * Money received by business-local month, for paid_this_month_paise: `due_paise` sums the payments
+ * (part payments included), `due_count` the dues they settled.
+ */
 export interface PaidByMonthTable {
   business_id: string;
   month: string;
@@ -94,7 +97,7 @@ export interface TransactionTable {
   currency: string;
   /** stored status: pending, overdue (set by the sweeper) or paid */
   status: string;
-  /** 1 while pending or overdue, 0 once paid: the leading column of the list indexes */
+  /** 1 while pending or overdue, 0 once paid, -1 once deleted: the leading column of the list indexes */
   open: number;
   direction: string;
   due_date: string;
@@ -109,6 +112,31 @@ export interface TransactionTable {
   pay_token: string;
   created_at: string;
   updated_at: string;
+  /** the sum of the due's payments; the balance is amount_paise - amount_paid_paise */
+  amount_paid_paise: Generated<number>;
+  /** set when the due was removed (soft delete; `open` is then -1) */
+  deleted_at: Generated<string | null>;
+  /** the id of the first due of its series; null when it does not repeat */
+  series_id: Generated<string | null>;
+  /** JSON `{"interval": "weekly" | "monthly", "until": "YYYY-MM-DD" | null}`, or null */
+  recurrence: Generated<string | null>;
+  /** 1 while the next due of the series is still to be created from this one */
+  recurs_next: Generated<number>;
+  /** 1 when the business paused this due's automatic reminders */
+  reminders_paused: Generated<number>;
+}
+
+/** One payment (part or whole) of a due (PRODUCT part 10). */
+export interface PaymentTable {
+  id: string;
+  business_id: string;
+  transaction_id: string;
+  amount_paise: number;
+  utr: string | null;
+  payment_method: string;
+  /** api, claim, gateway, import, chat or dashboard */
+  source: string;
+  created_at: string;
 }
 
 export interface IdempotencyKeyTable {
@@ -255,6 +283,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;
   payment_claims: PaymentClaimTable;
+  payments: PaymentTable;
   reminders: ReminderTable;
   chat_opt_outs: ChatOptOutTable;
   chat_inbound_messages: ChatInboundMessageTable;

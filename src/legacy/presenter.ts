@@ -1,7 +1,7 @@
 import type { ContactRow } from '../contacts/repository.js';
 import type { ContactStanding } from '../contacts/service.js';
-import type { Totals } from '../summary/aggregates.js';
-import { effectiveStatus } from '../transactions/presenter.js';
+import type { Totals } from '../totals/aggregates.js';
+import { effectiveStatus, outstandingOfTotals } from '../transactions/domain.js';
 import type { TransactionView } from '../transactions/repository.js';
 import type { LegacyContactResponse, LegacySummaryResponse, LegacyTransactionResponse } from './schema.js';
 
@@ -43,7 +43,7 @@ export function presentLegacySummary(t: Totals, currency: string): LegacySummary
     overdue: t.overdue,
     pending: t.pending,
     paid: t.paid,
-    totalOutstandingPaise: t.pending.paise + t.overdue.paise,
+    totalOutstandingPaise: outstandingOfTotals(t),
     contactCount: t.contactCount,
     currencyCode: currency,
   };

@@ -14,7 +14,7 @@ export function upiLinkFor(page: PayPage): string | null {
   return upiLink({
     vpa: page.upiId,
     payeeName: page.businessName,
-    paise: page.amountPaise,
+    paise: page.balancePaise,
     note: page.invoiceNumber ? `Invoice ${page.invoiceNumber}` : `Due ${page.dueDate}`,
   });
 }
@@ -32,6 +32,19 @@ function details(page: PayPage): Markup {
 ${page.invoiceNumber !== null && html`<dt>Invoice</dt><dd>${page.invoiceNumber}</dd>`}
 ${page.notes !== null && html`<dt>Note</dt><dd>${page.notes}</dd>`}
 </dl>`;
+}
+
+/** Part payments made so far, and what they leave to pay. */
+function paymentsMade(page: PayPage): Markup | false {
+  if (page.payments.length === 0) return false;
+  const total = formatMoney(page.amountPaise, page.currency, page.country);
+  return html`<section id="payments">
+<p>Paid so far of ${total}:</p>
+<ul>${page.payments.map(
+    (p) =>
+      html`<li>${formatMoney(p.amountPaise, page.currency, page.country)} on ${formatInstant(p.createdAt, page.timezone)}</li>`,
+  )}</ul>
+</section>`;
 }
 
 function reported(page: PayPage): Markup | false {
@@ -57,7 +70,12 @@ ${error !== undefined && html`<p class="error" role="alert">${error}</p>`}
 }
 
 export async function renderPayPage(page: PayPage, token: string, error?: string): Promise<string> {
-  const amount = formatMoney(page.amountPaise, page.currency, page.country);
+  // An open due asks for its balance; a paid one shows what it was for.
+  const amount = formatMoney(
+    page.status === 'paid' ? page.amountPaise : page.balancePaise,
+    page.currency,
+    page.country,
+  );
   const link = upiLinkFor(page);
   const status =
     page.status === 'paid' && page.paidAt !== null
@@ -69,6 +87,7 @@ export async function renderPayPage(page: PayPage, token: string, error?: string
 <p class="amount" id="amount">${amount}</p>
 <p class="status status-${page.status}" id="status">${status}</p>
 ${details(page)}
+${paymentsMade(page)}
 ${
   link !== null &&
   html`<section id="upi">

@@ -10,6 +10,8 @@ export function findPayPageByToken(db: Executor, token: string) {
       'transactions.id',
       'transactions.business_id',
       'transactions.amount_paise',
+      'transactions.amount_paid_paise',
+      'transactions.deleted_at',
       'transactions.currency',
       'transactions.status',
       'transactions.due_date',
@@ -28,6 +30,17 @@ export function findPayPageByToken(db: Executor, token: string) {
 }
 
 export type PayPageRow = NonNullable<Awaited<ReturnType<typeof findPayPageByToken>>>;
+
+/** The payments the buyer sees on the page, oldest first (no references: those are the business's). */
+export function paymentsOf(db: Executor, transactionId: string) {
+  return db
+    .selectFrom('payments')
+    .select(['amount_paise', 'created_at'])
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
 
 export function latestClaim(db: Executor, transactionId: string) {
   return db

@@ -24,6 +24,12 @@ const NOT_FOUND_PAGE = renderMessage(
   'This payment link is not valid. Check the link you were sent, or ask the business for a new one.',
 );
 
+/** A deleted due (PRODUCT part 8): the link is real but nothing is owed on it any more. */
+const GONE_PAGE = renderMessage(
+  'No longer payable',
+  'This payment request was withdrawn by the business, so there is nothing to pay here. Ask the business if you think this is a mistake.',
+);
+
 function sendHtml(reply: FastifyReply, status: number, page: string) {
   return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(page);
 }
@@ -73,6 +79,7 @@ export async function payPageRoutes(app: App) {
   app.get<TokenRoute>('/:token', { schema: { hide: true } }, async (request, reply) => {
     const page = await service.view(request.params.token);
     if (!page) return sendHtml(reply, 404, NOT_FOUND_PAGE);
+    if (page.deleted) return sendHtml(reply, 410, GONE_PAGE);
     return sendHtml(reply, 200, await renderPayPage(page, request.params.token));
   });
 
@@ -85,6 +92,8 @@ export async function payPageRoutes(app: App) {
       switch (outcome.kind) {
         case 'not_found':
           return sendHtml(reply, 404, NOT_FOUND_PAGE);
+        case 'deleted':
+          return sendHtml(reply, 410, GONE_PAGE);
         case 'invalid':
           return sendHtml(reply, 400, await renderPayPage(outcome.page, token, outcome.message));
         case 'rate_limited':

@@ -3,7 +3,7 @@ import type { RateLimitStore } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
-import { effectiveStatus } from '../transactions/presenter.js';
+import { balanceOf, effectiveStatus } from '../transactions/domain.js';
 import * as repo from './repository.js';
 
 /** Tokens are hex and base64url (lib/ids.ts timeOrderedToken; older dues: randomToken); nothing else exists. */
@@ -17,6 +17,11 @@ export interface PayPage {
   businessName: string;
   contactName: string;
   amountPaise: number;
+  /** what is still owed: the page and its UPI link ask for this */
+  balancePaise: number;
+  payments: { amountPaise: number; createdAt: string }[];
+  /** a deleted due's page says it is no longer payable (HTTP 410) */
+  deleted: boolean;
   currency: string;
   country: string;
   timezone: string;
@@ -34,6 +39,7 @@ export type ClaimOutcome =
   | { kind: 'recorded'; claimCount: number }
   | { kind: 'paid' }
   | { kind: 'not_found' }
+  | { kind: 'deleted' }
   | { kind: 'invalid'; page: PayPage; message: string }
   | { kind: 'rate_limited'; retryAfterSeconds: number };
 
@@ -67,6 +73,7 @@ export class PayPageService {
     const row = await repo.findPayPageByToken(this.deps.db, token);
     if (!row) return null;
     const last = row.claim_count > 0 ? await repo.latestClaim(this.deps.db, row.id) : undefined;
+    const payments = Number(row.amount_paid_paise) > 0 ? await repo.paymentsOf(this.deps.db, row.id) : [];
     const today = localDate(row.timezone, this.deps.clock.now());
     return {
       transactionId: row.id,
@@ -74,6 +81,9 @@ export class PayPageService {
       businessName: row.business_name,
       contactName: row.contact_name,
       amountPaise: Number(row.amount_paise),
+      balancePaise: balanceOf(row),
+      payments: payments.map((p) => ({ amountPaise: Number(p.amount_paise), createdAt: p.created_at })),
+      deleted: row.deleted_at !== null,
       currency: row.currency,
       country: row.country,
       timezone: row.timezone,
@@ -96,6 +106,7 @@ export class PayPageService {
   async claim(token: string, input: { reference?: string | undefined }): Promise<ClaimOutcome> {
     const page = await this.view(token);
     if (!page) return { kind: 'not_found' };
+    if (page.deleted) return { kind: 'deleted' };
     if (page.status === 'paid') return { kind: 'paid' };
 
     const reference = (input.reference ?? '').trim();

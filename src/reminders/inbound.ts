@@ -1,6 +1,7 @@
 import { findBusinessesByPhone } from '../businesses/repository.js';
 import type { BusinessService } from '../businesses/service.js';
 import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus } from '../channels/channel.js';
+import type { ChatCommandService } from '../chat-commands/service.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import * as repo from './repository.js';
@@ -27,7 +28,8 @@ export function parseCommand(text: string): Command | null {
 /**
  * Inbound chat (PRODUCT part 6): STOP / START from a phone opt every contact with that phone out of
  * (back into) reminders, "API KEY" from a business's registered phone issues a key and replies with
- * it, and delivery statuses are recorded on the reminder they concern.
+ * it, any other message from a business's registered phone is a chat command (PRODUCT part 15,
+ * src/chat-commands/), and delivery statuses are recorded on the reminder they concern.
  */
 export class ChatInboundService {
   constructor(
@@ -36,6 +38,7 @@ export class ChatInboundService {
       clock: Clock;
       channel: ChatChannel;
       businesses: BusinessService;
+      commands: ChatCommandService;
     },
   ) {}
 
@@ -58,33 +61,80 @@ export class ChatInboundService {
   }
 
   private async handleMessage(message: InboundMessage): Promise<void> {
-    const { db, clock } = this.deps;
+    const { db } = this.deps;
     const command = parseCommand(message.text);
-    if (command === null) return;
-    const at = clock.now().toISOString();
-    // Acted on once: Meta retries a webhook call it did not see answered in time.
-    const first = await db
-      .insertInto('chat_inbound_messages')
-      .values({ id: message.id, phone: message.from, received_at: at })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!first) return;
+    if (command === null) {
+      await this.ownerCommand(message);
+      return;
+    }
     switch (command) {
       case 'stop':
-        await db
-          .insertInto('chat_opt_outs')
-          .values({ phone: message.from, opted_out_at: at })
-          .onConflict((oc) => oc.column('phone').doNothing())
-          .execute();
-        return;
       case 'start':
-        await db.deleteFrom('chat_opt_outs').where('phone', '=', message.from).execute();
+        // The message is marked seen in the same transaction as its effect: a crash between two
+        // separate writes would leave it seen and the STOP lost.
+        await db.transaction().execute(async (trx) => {
+          if (!(await this.firstDelivery(trx, message))) return;
+          if (command === 'stop') {
+            await trx
+              .insertInto('chat_opt_outs')
+              .values({ phone: message.from, opted_out_at: this.deps.clock.now().toISOString() })
+              .onConflict((oc) => oc.column('phone').doNothing())
+              .execute();
+          } else {
+            await trx.deleteFrom('chat_opt_outs').where('phone', '=', message.from).execute();
+          }
+        });
         return;
       case 'api_key':
+        if (!(await this.firstDelivery(db, message))) return;
         await this.issueKey(message.from);
         return;
     }
+  }
+
+  /**
+   * Acted on once: Meta retries a webhook call it did not see answered in time, with the same
+   * message id. True the first time a message id is seen (the row is written by `db`, the database
+   * or a transaction).
+   */
+  private async firstDelivery(db: Pick<Db, 'insertInto'>, message: InboundMessage): Promise<boolean> {
+    const first = await db
+      .insertInto('chat_inbound_messages')
+      .values({ id: message.id, phone: message.from, received_at: this.deps.clock.now().toISOString() })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return first !== undefined;
+  }
+
+  /**
+   * PRODUCT part 15: any other message from a business's own registered phone is a chat command,
+   * answered in one message; a message from any other phone is none (and changes nothing).
+   *
+   * The message id is marked seen before the command runs, so a redelivered webhook never repeats
+   * it (never adds a due twice). The reply is the owner's acknowledgement and is sent only after
+   * the command committed. If the command fails unexpectedly (database unavailable) the mark is
+   * taken back and the webhook answers 500, so Meta's retry runs it again; only a crash between
+   * the mark and the command's commit drops the command, and then no reply tells the owner it
+   * was done.
+   */
+  private async ownerCommand(message: InboundMessage): Promise<void> {
+    const { db, channel, commands } = this.deps;
+    const owners = await findBusinessesByPhone(db, message.from);
+    if (owners.length === 0) return;
+    if (!(await this.firstDelivery(db, message))) return;
+    let reply: string;
+    try {
+      const [business] = owners;
+      reply =
+        owners.length === 1 && business
+          ? await commands.handle(business, message.text)
+          : `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
+    } catch (error) {
+      await db.deleteFrom('chat_inbound_messages').where('id', '=', message.id).execute();
+      throw error;
+    }
+    await channel.send({ kind: 'text', to: message.from, text: reply });
   }
 
   /**

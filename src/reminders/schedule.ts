@@ -46,3 +46,8 @@ export async function scheduleForNewDue(
 export async function cancelForPaidDue(trx: Executor, transactionId: string, now: Date): Promise<void> {
   await repo.cancelScheduledFor(trx, transactionId, 'paid', now.toISOString());
 }
+
+/** A due removed, paused or re-dated: its scheduled automatic reminder is cancelled with this reason. */
+export async function cancelScheduled(trx: Executor, transactionId: string, reason: string, now: Date): Promise<void> {
+  await repo.cancelScheduledFor(trx, transactionId, reason, now.toISOString());
+}

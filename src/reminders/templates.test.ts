@@ -51,6 +51,24 @@ describe('formatting', () => {
     });
   });
 
+  it('asks for the balance of a part-paid due', () => {
+    const message = reminderMessage(
+      { name: 'Sharma Textiles', language: 'en', country: 'IN' },
+      {
+        contact_name: 'Ravi',
+        contact_phone: '919876543210',
+        amount_paise: 100_000,
+        amount_paid_paise: 40_000,
+        currency: 'INR',
+        due_date: '2026-03-05',
+        pay_token: 'tok',
+      },
+      'reminder_final',
+      'https://pay.example.test',
+    );
+    expect(message.parameters[2]).toBe('₹600.00');
+  });
+
   it('uses a language that names its region as the locale', () => {
     const message = reminderMessage(
       { name: 'B', language: 'pt-BR', country: 'IN' },

@@ -1,7 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { TemplateMessage } from '../channels/channel.js';
 import { daysBetween } from '../lib/dates.js';
-import { payPageUrl } from '../transactions/presenter.js';
+import { balanceOf, payPageUrl } from '../transactions/domain.js';
 import type { TransactionView } from '../transactions/repository.js';
 
 /** The four WhatsApp templates (README lists their bodies; each takes the same five parameters). */
@@ -26,7 +26,7 @@ export function chooseTemplate(dueDate: string, today: string): ReminderTemplate
 }
 
 /** A locale for the business: its language, in its country when the language names no region. */
-function businessLocale(business: Pick<BusinessRow, 'language' | 'country'>): string {
+export function businessLocale(business: Pick<BusinessRow, 'language' | 'country'>): string {
   const tag = business.language.includes('-') ? business.language : `${business.language}-${business.country}`;
   try {
     return Intl.getCanonicalLocales(tag)[0] ?? 'en-IN';
@@ -51,11 +51,17 @@ export function formatDueDate(date: string, locale: string): string {
 
 /**
  * The reminder as a template message. Body parameters, in order: {{1}} contact name, {{2}} business
- * name, {{3}} amount with currency, {{4}} due date, {{5}} pay page link.
+ * name, {{3}} amount still owed (the balance, PRODUCT part 10) with currency, {{4}} due date,
+ * {{5}} pay page link.
  */
 export function reminderMessage(
   business: Pick<BusinessRow, 'name' | 'language' | 'country'>,
-  due: Pick<TransactionView, 'contact_name' | 'contact_phone' | 'amount_paise' | 'currency' | 'due_date' | 'pay_token'>,
+  due: Pick<
+    TransactionView,
+    'contact_name' | 'contact_phone' | 'amount_paise' | 'currency' | 'due_date' | 'pay_token'
+  > & {
+    amount_paid_paise?: number;
+  },
   template: ReminderTemplate,
   publicBaseUrl: string,
 ): TemplateMessage {
@@ -68,7 +74,11 @@ export function reminderMessage(
     parameters: [
       due.contact_name,
       business.name,
-      formatAmount(Number(due.amount_paise), due.currency, locale),
+      formatAmount(
+        balanceOf({ amount_paise: due.amount_paise, amount_paid_paise: due.amount_paid_paise ?? 0 }),
+        due.currency,
+        locale,
+      ),
       formatDueDate(due.due_date, locale),
       payPageUrl(publicBaseUrl, due.pay_token),
     ],

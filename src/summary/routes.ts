@@ -1,5 +1,6 @@
 import { Data, errorResponses, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { presentSummary } from './presenter.js';
 import { Summary } from './schema.js';
 
 export async function summaryRoutes(app: App) {
@@ -10,24 +11,13 @@ export async function summaryRoutes(app: App) {
         tags: ['Summary'],
         summary: 'Totals of dues by state, and the contact count',
         description:
-          'overdue counts stored-overdue dues and pending dues whose due date is before today in the business time zone; outstanding = pending + overdue.',
+          'overdue counts stored-overdue dues and pending dues whose due date is before today in the business time zone; outstanding = pending + overdue. pending, overdue and outstanding sum balances (amount less payments); paid sums the amounts of paid dues; paid_this_month_paise sums the payments received this month (part payments included).',
         response: { 200: Data(ref(Summary)), ...errorResponses() },
       },
     },
     async (request) => {
       const { business } = request.auth;
-      const t = await app.deps.services.summary.get(business);
-      return {
-        data: {
-          currency: business.currency,
-          overdue: t.overdue,
-          pending: t.pending,
-          paid: t.paid,
-          paid_this_month_paise: t.paidThisMonthPaise,
-          total_outstanding_paise: t.pending.paise + t.overdue.paise,
-          contact_count: t.contactCount,
-        },
-      };
+      return { data: presentSummary(await app.deps.services.summary.get(business), business.currency) };
     },
   );
 }

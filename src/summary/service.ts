@@ -2,7 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
-import { readTotals, type Totals } from './aggregates.js';
+import { readTotals, type Totals } from '../totals/aggregates.js';
 
 export class SummaryService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}

@@ -1,20 +1,16 @@
 import { dateToTimestamp } from '../lib/dates.js';
+import { balanceOf, effectiveStatus, parseRecurrence, payPageUrl } from './domain.js';
 import type { TransactionView } from './repository.js';
-import type { TransactionResponse } from './schema.js';
+import type { PaymentResponse, TransactionResponse } from './schema.js';
 
-/** SPEC part 2: a stored-pending due whose date has passed reads as overdue. */
-export function effectiveStatus(row: Pick<TransactionView, 'status' | 'due_date'>, today: string): string {
-  return row.status === 'pending' && row.due_date < today ? 'overdue' : row.status;
-}
-
-export function payPageUrl(publicBaseUrl: string, token: string): string {
-  return `${publicBaseUrl}/pay/${token}`;
-}
+/** Kept for callers written before the rules moved to domain.ts; import them from there. */
+export { effectiveStatus, payPageUrl } from './domain.js';
 
 export function presentTransaction(
   row: TransactionView,
   ctx: { today: string; publicBaseUrl: string },
 ): TransactionResponse {
+  const recurrence = parseRecurrence(row.recurrence);
   return {
     id: row.id,
     contact_id: row.contact_id,
@@ -30,11 +26,36 @@ export function presentTransaction(
     payment_method: row.payment_method,
     invoice_number: row.invoice_number,
     notes: row.notes,
-    recurrence: null,
+    recurrence: recurrence && { interval: recurrence.interval, until: recurrence.until },
+    series_id: row.series_id,
+    reminders_paused: row.reminders_paused === 1,
+    amount_paid_paise: Number(row.amount_paid_paise),
+    balance_paise: balanceOf(row),
+    deleted_at: row.deleted_at,
     reminder_count: row.reminder_count,
     pay_page_url: payPageUrl(ctx.publicBaseUrl, row.pay_token),
     created_at: row.created_at,
     updated_at: row.updated_at,
+  };
+}
+
+export function presentPayment(row: {
+  id: string;
+  transaction_id: string;
+  amount_paise: number | string;
+  utr: string | null;
+  payment_method: string;
+  source: string;
+  created_at: string;
+}): PaymentResponse {
+  return {
+    id: row.id,
+    transaction_id: row.transaction_id,
+    amount_paise: Number(row.amount_paise),
+    utr: row.utr,
+    payment_method: row.payment_method,
+    source: row.source,
+    created_at: row.created_at,
   };
 }
 
@@ -53,5 +74,17 @@ export function transactionEventData(row: TransactionView, today: string) {
     notes: row.notes,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+/** The `data` of transaction.paid: SPEC part 6's fields plus paymentMethod (PRODUCT part 5). */
+export function transactionPaidEventData(row: TransactionView) {
+  return {
+    id: row.id,
+    contactName: row.contact_name,
+    amountPaise: Number(row.amount_paise),
+    paidAt: row.paid_at,
+    paymentRef: row.utr,
+    paymentMethod: row.payment_method,
   };
 }

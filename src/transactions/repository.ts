@@ -1,12 +1,14 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { insertRows, precompiled } from '../db/precompiled.js';
-import type { Database, Executor, TransactionTable } from '../db/schema.js';
+import { insertRows, isPostgres, precompiled } from '../db/precompiled.js';
+import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
-export type TransactionRow = TransactionTable;
-export type TransactionView = TransactionRow & {
+/** A new due as inserted: the lifecycle columns (payments, series, deletion) take their defaults. */
+export type TransactionRow = Insertable<TransactionTable>;
+export type StoredTransaction = Selectable<TransactionTable>;
+export type TransactionView = StoredTransaction & {
   contact_name: string;
   contact_phone: string | null;
 };
@@ -23,16 +25,42 @@ export function insertTransaction(db: Executor, row: TransactionRow) {
 }
 
 const findTransactionQuery = precompiled<{ businessId: string; id: string }, TransactionView>((db, arg) =>
-  withContact(db).where('transactions.business_id', '=', arg('businessId')).where('transactions.id', '=', arg('id')),
+  withContact(db)
+    .where('transactions.business_id', '=', arg('businessId'))
+    .where('transactions.id', '=', arg('id'))
+    .where('transactions.deleted_at', 'is', null),
 );
 
-/** One due of the business with its contact's name and phone (on every GET: precompiled). */
+/** One due of the business, not deleted, with its contact's name and phone (on every GET: precompiled). */
 export async function findTransaction(
   db: Executor,
   businessId: string,
   id: string,
 ): Promise<TransactionView | undefined> {
   return (await findTransactionQuery(db, { businessId, id }))[0];
+}
+
+/**
+ * One due of the business (deleted ones too: the caller decides what they answer), locked until the transaction ends on PostgreSQL (SQLite
+ * has one writer at a time): every change to a due's money or dates reads it through this, so a
+ * payment and a PATCH of the same due queue instead of both working from the same old row.
+ */
+export function lockTransaction(db: Executor, businessId: string, id: string): Promise<TransactionView | undefined> {
+  return withContact(db)
+    .where('transactions.business_id', '=', businessId)
+    .where('transactions.id', '=', id)
+    .$if(isPostgres(db), (q) => q.forUpdate('transactions'))
+    .executeTakeFirst();
+}
+
+/** Writes changed columns of one due (the service decides them, under lockTransaction). */
+export function updateTransaction(
+  db: Executor,
+  businessId: string,
+  id: string,
+  patch: Partial<Omit<StoredTransaction, 'id' | 'business_id'>>,
+) {
+  return db.updateTable('transactions').set(patch).where('business_id', '=', businessId).where('id', '=', id).execute();
 }
 
 export function findTransactionByToken(db: Executor, token: string): Promise<TransactionView | undefined> {
@@ -50,6 +78,8 @@ export interface TransactionFilter {
   contactName?: FuzzyWord[] | undefined;
   /** the business's local date, which splits pending from overdue */
   today: string;
+  /** deleted dues too (incremental sync with include_deleted) */
+  includeDeleted?: boolean | undefined;
 }
 
 /**
@@ -82,6 +112,10 @@ function filterCondition(eb: ExpressionBuilder<Database, 'transactions'>, busine
     case 'paid':
       terms.push(eb(open, '=', 0));
       break;
+    default:
+      // Deleted dues are open = -1: outside every status range, and left out of the plain list by
+      // a term kept off the index (few rows are deleted; the due-date index keeps serving the order).
+      if (!f.includeDeleted) terms.push(eb(sql<number>`+${sql.ref('transactions.open')}`, '>=', 0));
   }
   if (f.contactId !== undefined) terms.push(eb('transactions.contact_id', '=', f.contactId));
   if (f.since !== undefined) terms.push(eb('transactions.updated_at', '>=', f.since));
@@ -119,7 +153,7 @@ const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<Tr
 
 function listForShape(filter: TransactionFilter) {
   const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
-  const shape = `${filter.status ?? ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}`;
+  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}`;
   let query = listByShape.get(shape);
   if (!query) {
     query = precompiled<ListArgs, TransactionView>((db, arg) => {
@@ -132,6 +166,7 @@ function listForShape(filter: TransactionFilter) {
         dueFrom: stand(filter.dueFrom, 'dueFrom'),
         dueTo: stand(filter.dueTo, 'dueTo'),
         today: arg('today'),
+        includeDeleted: filter.includeDeleted,
       };
       return listQuery(withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'));
     });
@@ -226,6 +261,63 @@ export async function markOverdueBatch(db: Executor, businessId: string, dueDate
       ids.map((r) => r.id),
     )
     .where('status', '=', 'pending')
-    .returning('amount_paise')
+    .returning(['amount_paise', 'amount_paid_paise'])
     .execute();
+}
+
+export function insertPayment(db: Executor, row: PaymentTable) {
+  return insertRows(db, 'payments', [row]);
+}
+
+/** A due's payments, oldest first. */
+export function listPayments(db: Executor, businessId: string, transactionId: string) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** The first due of a series (deleted or not): its date is the series' day of the month. */
+export function findSeriesStart(db: Executor, seriesId: string) {
+  return db.selectFrom('transactions').select(['due_date']).where('id', '=', seriesId).executeTakeFirst();
+}
+
+/** Whether a due of the series already has this date (a PATCH may have moved one there). */
+export async function seriesHasDate(db: Executor, seriesId: string, dueDate: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('series_id', '=', seriesId)
+    .where('due_date', '=', dueDate)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Dues whose series has a next due to create and whose date has arrived somewhere (`latestToday`). */
+export function duesToRepeat(db: Executor, latestToday: string, limit: number) {
+  return db
+    .selectFrom('transactions')
+    .innerJoin('businesses', 'businesses.id', 'transactions.business_id')
+    .select(['transactions.id', 'transactions.business_id', 'transactions.due_date', 'businesses.timezone'])
+    .where('transactions.recurs_next', '=', 1)
+    .where('transactions.due_date', '<=', latestToday)
+    .orderBy('transactions.due_date')
+    .limit(limit)
+    .execute();
+}
+
+/** Takes the job of creating a due's next: true for exactly one caller, whatever the number of workers. */
+export async function claimRepeat(db: Executor, id: string): Promise<boolean> {
+  const row = await db
+    .updateTable('transactions')
+    .set({ recurs_next: 0 })
+    .where('id', '=', id)
+    .where('recurs_next', '=', 1)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }

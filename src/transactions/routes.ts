@@ -3,8 +3,16 @@ import { Type } from 'typebox';
 import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
-import { presentTransaction } from './presenter.js';
-import { CreateTransactionBody, ListTransactionsQuery, MarkPaidBody, Transaction } from './schema.js';
+import { presentPayment, presentTransaction } from './presenter.js';
+import {
+  CreateTransactionBody,
+  ListTransactionsQuery,
+  MarkPaidBody,
+  PatchTransactionBody,
+  Payment,
+  RecordPaymentBody,
+  Transaction,
+} from './schema.js';
 
 export async function transactionRoutes(app: App) {
   const { transactions, businesses } = app.deps.services;
@@ -21,7 +29,7 @@ export async function transactionRoutes(app: App) {
         tags: ['Transactions'],
         summary: 'List dues, newest due date first',
         description:
-          'status: pending (not yet past due), overdue (past due and unpaid), outstanding (both), paid. since: rows updated at or after this instant, for incremental sync. Ordered by due_date, then created_at, then id, all descending.',
+          'status: pending (not yet past due), overdue (past due and unpaid), outstanding (both), paid. since: rows updated at or after this instant, for incremental sync; with include_deleted=true it also returns the dues deleted since then (deleted_at set). Ordered by due_date, then created_at, then id, all descending.',
         querystring: ListTransactionsQuery,
         response: { 200: Page(ref(Transaction)), ...errorResponses() },
       },
@@ -121,6 +129,104 @@ export async function transactionRoutes(app: App) {
       ),
     }),
   );
+
+  app.patch(
+    '/transactions/:id',
+    {
+      schema: {
+        tags: ['Transactions'],
+        summary: 'Change a due',
+        description:
+          'Any of amount_paise, due_date, notes, invoice_number, recurrence (null ends the series here), reminders_paused. Emits transaction.updated when a stored value changes; a PATCH that changes nothing emits nothing. A paid or deleted due: 409; amount_paise below what was already paid: 409.',
+        params: IdParams,
+        body: PatchTransactionBody,
+        response: { 200: Data(ref(Transaction)), ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => ({
+      data: presentTransaction(
+        await transactions.update(request.auth.business, request.params.id, request.body),
+        ctx(request),
+      ),
+    }),
+  );
+
+  app.delete(
+    '/transactions/:id',
+    {
+      schema: {
+        tags: ['Transactions'],
+        summary: 'Delete a due without payments',
+        description:
+          'Soft delete: the due leaves every read, its reminders are cancelled, its pay page answers 410, transaction.deleted is emitted. A due with any payment: 409; unknown or already deleted: 404.',
+        params: IdParams,
+        response: { 200: Type.Object({ deleted: Type.Literal(true) }), ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      await transactions.remove(request.auth.business, request.params.id);
+      return { deleted: true as const };
+    },
+  );
+
+  app.post(
+    '/transactions/:id/payments',
+    {
+      schema: {
+        tags: ['Transactions'],
+        summary: 'Record a payment (part or all of the balance)',
+        description:
+          'payment_method defaults to api. More than the balance: 400 (amount_paise). A paid or deleted due: 409. A part payment emits transaction.updated; the payment that settles the due emits transaction.paid. Supports Idempotency-Key (24 hours).',
+        params: IdParams,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })),
+        }),
+        body: RecordPaymentBody,
+        response: {
+          201: Data(Type.Object({ payment: ref(Payment), transaction: ref(Transaction) })),
+          ...errorResponses(404, 409, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { business } = request.auth;
+      const { id } = request.params;
+      const { amount_paise, utr, payment_method } = request.body;
+      // Keys are scoped to the due: the same key on two dues is two payments.
+      return app.idempotency.execute(request, reply, `transactions.payments:${id}`, async (trx) => {
+        const recorded = await transactions.recordPayment(
+          business,
+          id,
+          { amountPaise: amount_paise, utr, paymentMethod: payment_method, source: 'api' },
+          { trx },
+        );
+        return {
+          status: 201,
+          body: {
+            data: {
+              payment: presentPayment(recorded.payment),
+              transaction: presentTransaction(recorded.transaction, ctx(request)),
+            },
+          },
+        };
+      });
+    },
+  );
+
+  app.get(
+    '/transactions/:id/payments',
+    {
+      schema: {
+        tags: ['Transactions'],
+        summary: "A due's payments, oldest first",
+        params: IdParams,
+        response: { 200: Data(Type.Array(ref(Payment))), ...errorResponses(404) },
+      },
+    },
+    async (request) => ({
+      data: (await transactions.listPayments(request.auth.business, request.params.id)).map(presentPayment),
+    }),
+  );
 }
 
-export const transactionSchemas = [Transaction];
+export const transactionSchemas = [Transaction, Payment];

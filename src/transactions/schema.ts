@@ -5,6 +5,22 @@ export const PAYMENT_METHODS = ['upi', 'cash', 'bank_transfer', 'card', 'other']
 /** Upper bound on a single due, so that totals stay exact in a 64-bit double (2^53). */
 export const MAX_AMOUNT_PAISE = 1_000_000_000_000;
 
+export const PAYMENT_SOURCES = ['api', 'claim', 'gateway', 'import', 'chat', 'dashboard'] as const;
+
+export const Recurrence = Type.Object(
+  {
+    interval: Type.String({ enum: ['weekly', 'monthly'] }),
+    until: Type.Optional(
+      Nullable({ ...DateString, description: 'last date a due of the series may take (inclusive); null: no end' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "The next due of the series is created once this one's date arrives: one week or one calendar month later (the 31st becomes the month's last day).",
+  },
+);
+
 export const Transaction = Type.Object(
   {
     id: Uuid,
@@ -24,7 +40,17 @@ export const Transaction = Type.Object(
     payment_method: Nullable(Type.String({ enum: [...PAYMENT_METHODS, 'api'] })),
     invoice_number: Nullable(Type.String()),
     notes: Nullable(Type.String()),
-    recurrence: Type.Null(),
+    recurrence: Nullable(
+      Type.Object({ interval: Type.String({ enum: ['weekly', 'monthly'] }), until: Nullable(DateString) }),
+    ),
+    series_id: Nullable({ ...Uuid, description: 'id of the first due of its series; null when it does not repeat' }),
+    reminders_paused: Type.Boolean({ description: "true when this due's automatic reminders are paused" }),
+    amount_paid_paise: Type.Integer({ minimum: 0, description: 'sum of the payments recorded' }),
+    balance_paise: Type.Integer({ minimum: 0, description: 'amount_paise - amount_paid_paise: what is still owed' }),
+    deleted_at: Nullable({
+      ...Timestamp,
+      description: 'set only on deleted dues, listed with since and include_deleted=true',
+    }),
     reminder_count: Type.Integer(),
     pay_page_url: Type.String({ format: 'uri' }),
     created_at: Timestamp,
@@ -43,6 +69,7 @@ export const CreateTransactionBody = Type.Object(
     contact_phone: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     notes: Type.Optional(Type.String({ maxLength: 500 })),
     invoice_number: Type.Optional(Type.String({ maxLength: 60 })),
+    recurrence: Type.Optional(Nullable(Recurrence)),
   },
   { additionalProperties: false },
 );
@@ -57,6 +84,43 @@ export const MarkPaidBody = Type.Object(
 );
 export type MarkPaidInput = Static<typeof MarkPaidBody>;
 
+export const PatchTransactionBody = Type.Object(
+  {
+    amount_paise: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_PAISE })),
+    due_date: Type.Optional(DateString),
+    notes: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    invoice_number: Type.Optional(Nullable(Type.String({ maxLength: 60 }))),
+    recurrence: Type.Optional(Nullable(Recurrence)),
+    reminders_paused: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PatchTransactionInput = Static<typeof PatchTransactionBody>;
+
+export const RecordPaymentBody = Type.Object(
+  {
+    amount_paise: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_PAISE }),
+    utr: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+    payment_method: Type.Optional(Type.String({ enum: [...PAYMENT_METHODS] })),
+  },
+  { additionalProperties: false },
+);
+export type RecordPaymentInput = Static<typeof RecordPaymentBody>;
+
+export const Payment = Type.Object(
+  {
+    id: Uuid,
+    transaction_id: Uuid,
+    amount_paise: Type.Integer({ minimum: 1 }),
+    utr: Nullable(Type.String()),
+    payment_method: Type.String({ enum: [...PAYMENT_METHODS, 'api'] }),
+    source: Type.String({ enum: [...PAYMENT_SOURCES] }),
+    created_at: Timestamp,
+  },
+  { $id: 'Payment' },
+);
+export type PaymentResponse = Static<typeof Payment>;
+
 export const TRANSACTION_STATUS_FILTERS = ['pending', 'overdue', 'outstanding', 'paid'] as const;
 export type StatusFilter = (typeof TRANSACTION_STATUS_FILTERS)[number];
 
@@ -68,6 +132,11 @@ export const ListTransactionsQuery = Type.Object(
       Type.String({
         format: 'date-time',
         description: 'rows updated at or after this time',
+      }),
+    ),
+    include_deleted: Type.Optional(
+      Type.Boolean({
+        description: 'with since: deleted dues changed since then are listed too, with deleted_at set',
       }),
     ),
     ...PageQuery,

@@ -1,4 +1,4 @@
-import type { BusinessRow } from '../businesses/repository.js';
+import { type BusinessRow, findBusiness } from '../businesses/repository.js';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
@@ -7,13 +7,17 @@ import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
-import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
-import { recordEvent } from '../outbox/events.js';
-import { cancelForPaidDue, scheduleForNewDue } from '../reminders/schedule.js';
-import * as aggregates from '../summary/aggregates.js';
-import { transactionEventData } from './presenter.js';
+import * as aggregates from '../totals/aggregates.js';
+import { patchDue, removeDue } from './changes.js';
+import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
+import { insertDue } from './new-due.js';
+import { type PaymentInput, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
-import type { CreateTransactionInput, ListTransactionsInput, MarkPaidInput } from './schema.js';
+import type { CreateTransactionInput, ListTransactionsInput, MarkPaidInput, PatchTransactionInput } from './schema.js';
+import { extendSeries } from './series.js';
+
+/** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
+const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
 export class TransactionService {
   constructor(private readonly deps: { db: Db; clock: Clock; contacts: ContactService }) {}
@@ -56,42 +60,30 @@ export class TransactionService {
         ));
       }
       const now = this.deps.clock.now();
-      const row: repo.TransactionRow = {
-        id: uuidv7(now.getTime()),
-        business_id: business.id,
-        contact_id: contact.id,
-        amount_paise: input.amount_paise,
-        currency: business.currency,
-        status: 'pending',
-        open: 1,
-        direction: 'receivable',
-        due_date: input.due_date,
-        paid_at: null,
-        utr: null,
-        payment_method: null,
-        invoice_number: input.invoice_number ?? null,
-        notes: input.notes ?? null,
-        reminder_count: 0,
-        claim_count: 0,
-        pay_token: timeOrderedToken(now.getTime()),
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      };
-      await repo.insertTransaction(t, row);
-      await aggregates.addPendingDue(t, business.id, row.due_date, row.amount_paise);
-      await scheduleForNewDue(t, business, row, now);
-      const view: repo.TransactionView = {
-        ...row,
-        contact_name: contact.name,
-        contact_phone: contact.phone,
-      };
-      await recordEvent(t, {
-        businessId: business.id,
-        type: 'transaction.created',
-        data: transactionEventData(view, this.today(business)),
-        at: now,
-      });
-      return { transaction: view, contactCreated };
+      const recurrence =
+        input.recurrence == null
+          ? null
+          : storeRecurrence({
+              interval: input.recurrence.interval as Recurrence['interval'],
+              until: input.recurrence.until ?? null,
+            });
+      const transaction = await insertDue(
+        t,
+        business,
+        {
+          contact,
+          amountPaise: input.amount_paise,
+          dueDate: input.due_date,
+          notes: input.notes ?? null,
+          invoiceNumber: input.invoice_number ?? null,
+          recurrence,
+          seriesId: null,
+        },
+        now,
+      );
+      // A first due whose date has arrived (or passed) catches its series up at once.
+      if (recurrence !== null) await extendSeries(t, business, transaction.id, this.today(business), now);
+      return { transaction, contactCreated };
     };
     return trx ? work(trx) : this.deps.db.transaction().execute(work);
   }
@@ -121,8 +113,11 @@ export class TransactionService {
       dueTo: more.dueTo,
       contactName: more.fuzzyContactName === undefined ? undefined : (fuzzyQuery(more.fuzzyContactName) ?? undefined),
       today,
+      // Deleted dues only reach an incremental sync that asks for them (PRODUCT part 10).
+      includeDeleted: query.since !== undefined && query.include_deleted === true,
     };
     const onlyStatus =
+      !filter.includeDeleted &&
       filter.contactId === undefined &&
       filter.since === undefined &&
       filter.dueFrom === undefined &&
@@ -157,55 +152,74 @@ export class TransactionService {
   }
 
   /**
-   * Marks a due paid. The update is conditional on the status it was read with, so of many
-   * concurrent calls exactly one succeeds (and emits one transaction.paid); the rest get 409.
+   * mark-paid (PRODUCT part 10): one payment of the whole balance. The due is locked first, so of
+   * many concurrent calls exactly one settles it (one transaction.paid); the rest get 409.
    */
   async markPaid(business: BusinessRow, id: string, input: MarkPaidInput): Promise<repo.TransactionView> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const now = this.deps.clock.now();
-      const paid = {
-        paid_at: now.toISOString(),
-        utr: input.utr ?? null,
-        payment_method: input.payment_method ?? 'api',
-      };
-      // A concurrent sweep can move pending -> overdue between our read and our update; read again.
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const current = await repo.findTransaction(trx, business.id, id);
-        if (!current) throw errors.notFound('transaction');
-        if (current.status === 'paid') throw errors.conflict('transaction is already paid');
-        const updated = await repo.markPaidIfStatus(trx, business.id, id, current.status, paid);
-        if (!updated) continue;
-        await aggregates.markDuePaid(trx, {
-          businessId: business.id,
-          fromStatus: current.status as 'pending' | 'overdue',
-          dueDate: current.due_date,
-          paise: Number(current.amount_paise),
-          paidMonth: localMonth(business.timezone, now),
-        });
-        await cancelForPaidDue(trx, id, now);
-        const view: repo.TransactionView = {
-          ...current,
-          ...paid,
-          status: 'paid',
-          open: 0,
-          updated_at: paid.paid_at,
-        };
-        await recordEvent(trx, {
-          businessId: business.id,
-          type: 'transaction.paid',
-          data: {
-            id: view.id,
-            contactName: view.contact_name,
-            amountPaise: Number(view.amount_paise),
-            paidAt: paid.paid_at,
-            paymentRef: paid.utr,
-            paymentMethod: paid.payment_method,
-          },
-          at: now,
-        });
-        return view;
-      }
-      throw errors.conflict('transaction changed while it was being marked paid; retry');
+      const current = await repo.lockTransaction(trx, business.id, id);
+      if (!current) throw errors.notFound('transaction');
+      if (current.deleted_at !== null) throw errors.conflict('transaction is deleted');
+      if (current.status === 'paid') throw errors.conflict('transaction is already paid');
+      const paid = await recordPaymentIn(
+        trx,
+        business,
+        id,
+        { amountPaise: balanceOf(current), utr: input.utr, paymentMethod: input.payment_method, source: 'api' },
+        this.deps.clock.now(),
+      );
+      return paid.transaction;
     });
+  }
+
+  /**
+   * Records part or all of what a due owes (PRODUCT part 10) in its own database transaction.
+   * Other modules that record a payment as part of a larger change (a confirmed claim, a gateway
+   * webhook) call `recordPaymentIn` with their transaction instead.
+   */
+  recordPayment(
+    business: BusinessRow,
+    transactionId: string,
+    input: PaymentInput,
+    opts: { trx?: Trx } = {},
+  ): Promise<RecordedPayment> {
+    const work = (trx: Trx) => this.recordPaymentIn(trx, business, transactionId, input);
+    return opts.trx ? work(opts.trx) : this.deps.db.transaction().execute(work);
+  }
+
+  recordPaymentIn(trx: Trx, business: BusinessRow, transactionId: string, input: PaymentInput) {
+    return recordPaymentIn(trx, business, transactionId, input, this.deps.clock.now());
+  }
+
+  /** A due's payments, oldest first (a deleted due: 404, as every read of it). */
+  async listPayments(business: BusinessRow, transactionId: string) {
+    await this.get(business, transactionId);
+    return repo.listPayments(this.deps.db, business.id, transactionId);
+  }
+
+  /** PATCH (changes.ts): only what differs is written; nothing differing, nothing emitted. */
+  update(business: BusinessRow, id: string, input: PatchTransactionInput): Promise<repo.TransactionView> {
+    return this.deps.db.transaction().execute((trx) => patchDue(trx, business, id, input, this.deps.clock.now()));
+  }
+
+  /** DELETE (changes.ts): a soft delete of a due without payments. */
+  remove(business: BusinessRow, id: string): Promise<void> {
+    return this.deps.db.transaction().execute((trx) => removeDue(trx, business, id, this.deps.clock.now()));
+  }
+
+  /** Creates the next dues of every series whose date has arrived (the recurrence worker). */
+  async repeatArrived(limit = 500): Promise<number> {
+    const now = this.deps.clock.now();
+    const rows = await repo.duesToRepeat(this.deps.db, localDate(EARLIEST_ZONE, now), limit);
+    let created = 0;
+    for (const row of rows) {
+      const today = localDate(row.timezone, now);
+      if (row.due_date > today) continue;
+      created += await this.deps.db.transaction().execute(async (trx) => {
+        const business = await findBusiness(trx, row.business_id);
+        return business ? extendSeries(trx, business, row.id, today, now) : 0;
+      });
+    }
+    return created;
   }
 }

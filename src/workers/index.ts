@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Services } from '../services.js';
 import { idempotencyPurge } from './idempotency-purge.js';
 import { overdueSweeper } from './overdue-sweeper.js';
+import { recurrenceWorker } from './recurrence.js';
 import { reminderScheduler } from './reminder-scheduler.js';
 import type { Job } from './runner.js';
 import { webhookDispatcherJob } from './webhook-dispatcher.js';
@@ -27,6 +28,7 @@ export function createJobs(deps: WorkerDeps): Job[] {
     overdueSweeper({ db, clock: deps.clock }),
     idempotencyPurge(new Idempotency({ db, clock: deps.clock, storeKind: deps.store.kind })),
     reminderScheduler({ reminders: deps.services.reminders, metrics: deps.metrics }),
+    recurrenceWorker({ transactions: deps.services.transactions }),
     webhookDispatcherJob({
       dispatcher: deps.services.webhookDispatcher,
       store: deps.store,

@@ -1,7 +1,8 @@
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
-import * as aggregates from '../summary/aggregates.js';
+import * as aggregates from '../totals/aggregates.js';
+import { balanceOf } from '../transactions/domain.js';
 import * as repo from '../transactions/repository.js';
 import type { Job } from './runner.js';
 
@@ -39,7 +40,7 @@ export function overdueSweeper(
               duesPerBatch,
             );
             if (rows.length > 0) {
-              const paise = rows.reduce((sum, r) => sum + Number(r.amount_paise), 0);
+              const paise = rows.reduce((sum, r) => sum + balanceOf(r), 0);
               await aggregates.movePendingToOverdue(trx, day.business_id, day.due_date, rows.length, paise);
             }
             return rows.length;

@@ -11,6 +11,10 @@ import type { BusinessTotalsTable, Executor } from '../db/schema.js';
  * dues whose date has passed, pending dues are also counted per due date in pending_by_day, so
  * the past-due part of "pending" is a short range read.
  *
+ * Money figures are balances (amount less payments) for open dues and whole amounts for paid ones;
+ * paid_by_month sums the payments received in each business-local month (part payments included).
+ * A deleted due leaves every figure.
+ *
  * Every writer touches business_totals first, then pending_by_day, then paid_by_month: one lock
  * order, so concurrent writers on PostgreSQL queue on the business's totals row instead of
  * deadlocking.
@@ -43,7 +47,7 @@ const addToDayQuery = precompiled<{ businessId: string; dueDate: string; paise: 
     ),
 );
 
-/** A new pending due in the running totals and its day's count (on every create: precompiled). */
+/** A new pending due in the running totals (its balance is its amount) and its day's count (on every create: precompiled). */
 export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
   await addToTotalsQuery(db, { businessId, paise });
   await addToDayQuery(db, { businessId, dueDate, paise });
@@ -70,42 +74,86 @@ export async function movePendingToOverdue(
   await removeFromPendingDay(db, businessId, dueDate, count, paise);
 }
 
-export async function markDuePaid(
-  db: Executor,
-  due: {
-    businessId: string;
-    fromStatus: 'pending' | 'overdue';
-    dueDate: string;
-    paise: number;
-    paidMonth: string;
-  },
-) {
-  const from = due.fromStatus;
+type OpenStatus = 'pending' | 'overdue';
+
+/** A due as the totals count it: its stored open status, date and balance. */
+export interface OpenDue {
+  status: OpenStatus;
+  dueDate: string;
+  balancePaise: number;
+}
+
+/** Adds (sign 1) or removes (sign -1) an open due's balance from its stored status's bucket and day. */
+async function moveOpenDue(db: Executor, businessId: string, due: OpenDue, sign: 1 | -1) {
+  const s = due.status;
   await db
     .updateTable('business_totals')
     .set({
-      [`${from}_count`]: sql`${sql.ref(`${from}_count`)} - 1`,
-      [`${from}_paise`]: sql`${sql.ref(`${from}_paise`)} - ${due.paise}`,
-      paid_count: sql`paid_count + 1`,
-      paid_paise: sql`paid_paise + ${due.paise}`,
+      [`${s}_count`]: sql`${sql.ref(`${s}_count`)} + ${sign}`,
+      [`${s}_paise`]: sql`${sql.ref(`${s}_paise`)} + ${sign * due.balancePaise}`,
     })
-    .where('business_id', '=', due.businessId)
+    .where('business_id', '=', businessId)
     .execute();
-  if (due.fromStatus === 'pending') {
-    await removeFromPendingDay(db, due.businessId, due.dueDate, 1, due.paise);
-  }
+  if (s !== 'pending') return;
+  if (sign === 1) await addToDayQuery(db, { businessId, dueDate: due.dueDate, paise: due.balancePaise });
+  else await removeFromPendingDay(db, businessId, due.dueDate, 1, due.balancePaise);
+}
+
+/** A due leaves the open totals (deleted), or is counted again with new values (PATCH: remove, then add). */
+export function removeOpenDue(db: Executor, businessId: string, due: OpenDue) {
+  return moveOpenDue(db, businessId, due, -1);
+}
+
+export function addOpenDue(db: Executor, businessId: string, due: OpenDue) {
+  return moveOpenDue(db, businessId, due, 1);
+}
+
+/** A due settled without a new payment (its amount lowered to what was paid): counted as paid. */
+export async function addPaidDue(db: Executor, businessId: string, amountPaise: number) {
+  await db
+    .updateTable('business_totals')
+    .set({ paid_count: sql`paid_count + 1`, paid_paise: sql`paid_paise + ${amountPaise}` })
+    .where('business_id', '=', businessId)
+    .execute();
+}
+
+/**
+ * A payment of `paise` on an open due: its balance shrinks in its bucket (and day); the payment
+ * counts in its month's received money; the payment that settles the due moves it to paid (count
+ * and whole amount).
+ */
+export async function applyPayment(
+  db: Executor,
+  p: {
+    businessId: string;
+    fromStatus: OpenStatus;
+    dueDate: string;
+    paise: number;
+    settles: boolean;
+    amountPaise: number;
+    month: string;
+  },
+) {
+  const from = p.fromStatus;
+  const settled = p.settles ? 1 : 0;
+  await db
+    .updateTable('business_totals')
+    .set({
+      [`${from}_count`]: sql`${sql.ref(`${from}_count`)} - ${settled}`,
+      [`${from}_paise`]: sql`${sql.ref(`${from}_paise`)} - ${p.paise}`,
+      paid_count: sql`paid_count + ${settled}`,
+      paid_paise: sql`paid_paise + ${settled * p.amountPaise}`,
+    })
+    .where('business_id', '=', p.businessId)
+    .execute();
+  if (from === 'pending') await removeFromPendingDay(db, p.businessId, p.dueDate, settled, p.paise);
   await db
     .insertInto('paid_by_month')
-    .values({
-      business_id: due.businessId,
-      month: due.paidMonth,
-      due_count: 1,
-      due_paise: due.paise,
-    })
+    .values({ business_id: p.businessId, month: p.month, due_count: settled, due_paise: p.paise })
     .onConflict((oc) =>
       oc.columns(['business_id', 'month']).doUpdateSet({
-        due_count: sql`paid_by_month.due_count + 1`,
-        due_paise: sql`paid_by_month.due_paise + ${due.paise}`,
+        due_count: sql`paid_by_month.due_count + ${settled}`,
+        due_paise: sql`paid_by_month.due_paise + ${p.paise}`,
       }),
     )
     .execute();
@@ -129,6 +177,7 @@ async function removeFromPendingDay(db: Executor, businessId: string, dueDate: s
     .where('business_id', '=', businessId)
     .where('due_date', '=', dueDate)
     .execute();
+  if (count === 0) return;
   // Empty days are deleted so that the past-due range read and the sweeper stay short.
   await db
     .deleteFrom('pending_by_day')

@@ -1,0 +1,175 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import { ChannelError } from '../channels/channel.js';
+import type { ContactRow } from '../contacts/repository.js';
+import type { Db } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { localDate } from '../lib/dates.js';
+import type { ReminderService } from '../reminders/service.js';
+import type { SummaryService } from '../summary/service.js';
+import { payPageUrl } from '../transactions/presenter.js';
+import type { TransactionService } from '../transactions/service.js';
+import { type ChatCommand, parseChatCommand } from './parser.js';
+import { applyChatPayment } from './payment.js';
+import { candidatesText, helpText, holdText, Replies } from './replies.js';
+import { contactsNamed, largestBalances, MAX_CANDIDATES, openDuesOldestFirst } from './repository.js';
+
+/** How many balances `dues` and `overdue` list. */
+const LARGEST = 5;
+
+/**
+ * The business owner's chat commands (PRODUCT part 15). Each command is the call the API makes
+ * (transactions create and mark-paid, reminders remind, the summary), so events, totals and
+ * protections are the same; the result is one reply text. Domain errors (a name too short, a paid
+ * due) become the reply too: the owner is told, nothing half-done is left.
+ */
+export class ChatCommandService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      transactions: TransactionService;
+      reminders: ReminderService;
+      summary: SummaryService;
+      publicBaseUrl: string;
+    },
+  ) {}
+
+  /** Acts on one message from the business's registered phone and returns the reply. */
+  async handle(business: BusinessRow, text: string): Promise<string> {
+    const command = parseChatCommand(text, localDate(business.timezone, this.deps.clock.now()));
+    try {
+      return await this.run(business, command);
+    } catch (error) {
+      if (error instanceof AppError && error.code !== 'unavailable')
+        return `Sorry: ${error.message}. Nothing was changed.`;
+      throw error;
+    }
+  }
+
+  private run(business: BusinessRow, command: ChatCommand): Promise<string> {
+    switch (command.kind) {
+      case 'add':
+        return this.add(business, command);
+      case 'paid':
+        return this.paid(business, command);
+      case 'dues':
+      case 'overdue':
+        return this.balances(business, command.kind);
+      case 'remind':
+        return this.remind(business, command);
+      case 'help':
+        return Promise.resolve(helpText(command.problem));
+    }
+  }
+
+  /** The contact a name means, or the reply that asks back (several) or says so (none). */
+  private async contact(
+    business: BusinessRow,
+    name: string,
+    retry: string,
+  ): Promise<{ contact: ContactRow } | { reply: string }> {
+    const { exact, similar } = await contactsNamed(this.deps.db, business.id, name);
+    if (exact) return { contact: exact };
+    if (similar.length === 1) return { contact: similar[0] as ContactRow };
+    if (similar.length === 0) return { reply: `No contact is named "${name}". Nothing was changed.` };
+    return { reply: candidatesText(name, similar.slice(0, MAX_CANDIDATES), similar.length > MAX_CANDIDATES, retry) };
+  }
+
+  private async add(business: BusinessRow, c: Extract<ChatCommand, { kind: 'add' }>): Promise<string> {
+    const r = new Replies(business);
+    let name = c.name;
+    if (!c.exactName) {
+      // As on create the name is taken exactly; a name that is not anyone's but resembles some
+      // contacts' is asked back rather than guessed into a new contact or an existing one.
+      const { exact, similar } = await contactsNamed(this.deps.db, business.id, c.name);
+      if (exact) name = exact.name;
+      else if (similar.length > 0) {
+        return candidatesText(
+          c.name,
+          similar.slice(0, MAX_CANDIDATES),
+          similar.length > MAX_CANDIDATES,
+          `Send the add again with the full name, or with the new name in quotes: add "${c.name}" ${r.money(c.amountPaise)}`,
+        );
+      }
+    }
+    const { transaction, contactCreated } = await this.deps.transactions.create(business, {
+      contact_name: name,
+      amount_paise: c.amountPaise,
+      due_date: c.dueDate,
+      ...(c.note !== null && { notes: c.note }),
+    });
+    return [
+      `Added ${r.money(Number(transaction.amount_paise))} for ${transaction.contact_name}${contactCreated ? ' (new contact)' : ''}, due ${r.date(transaction.due_date)}${c.note === null ? '' : ` (${c.note})`}.`,
+      `Pay link: ${payPageUrl(this.deps.publicBaseUrl, transaction.pay_token)}`,
+    ].join('\n');
+  }
+
+  private async paid(business: BusinessRow, c: Extract<ChatCommand, { kind: 'paid' }>): Promise<string> {
+    const r = new Replies(business);
+    const found = await this.contact(business, c.name, 'Send it again with the full name.');
+    if ('reply' in found) return found.reply;
+    const { contact } = found;
+    const dues = await openDuesOldestFirst(this.deps.db, business.id, contact.id);
+    const owed = dues.reduce((sum, d) => sum + d.balance_paise, 0);
+    if (dues.length === 0) return `${contact.name} owes nothing. Nothing was changed.`;
+    if (c.amountPaise !== null && c.amountPaise > owed) {
+      return `${r.money(c.amountPaise)} is more than ${contact.name} owes (${r.money(owed)}). Nothing was changed.`;
+    }
+    const result = await applyChatPayment(this.deps.transactions, business, dues, c.amountPaise, c.method);
+    const recorded = result.applied.reduce((sum, p) => sum + p.paise, 0);
+    const lines: string[] = [];
+    if (result.applied.length > 0) {
+      const which = result.applied
+        .map((p) =>
+          p.settles
+            ? `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (now paid)`
+            : `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (${r.money(p.due.balance_paise - p.paise)} left on it)`,
+        )
+        .join(', ');
+      lines.push(`Recorded ${r.money(recorded)} from ${contact.name}: ${which}.`);
+    }
+    if (result.failed) {
+      const left = result.failed;
+      const why = left.error instanceof AppError ? left.error.message : 'the service had an error';
+      lines.push(
+        `${r.money(left.paise)} could not be recorded (${why}). Send "dues" to check, then send the rest again.`,
+      );
+    }
+    lines.push(`${contact.name} still owes ${r.money(owed - recorded)}.`);
+    return lines.join('\n');
+  }
+
+  private async balances(business: BusinessRow, kind: 'dues' | 'overdue'): Promise<string> {
+    const r = new Replies(business);
+    const today = localDate(business.timezone, this.deps.clock.now());
+    const totals = await this.deps.summary.get(business);
+    const largest = await largestBalances(this.deps.db, business.id, LARGEST, kind === 'overdue' ? today : undefined);
+    if (kind === 'overdue') return r.balances('Overdue', totals.overdue.paise, totals.overdue.count, largest);
+    return r.balances(
+      'Outstanding',
+      totals.pending.paise + totals.overdue.paise,
+      totals.pending.count + totals.overdue.count,
+      largest,
+    );
+  }
+
+  private async remind(business: BusinessRow, c: Extract<ChatCommand, { kind: 'remind' }>): Promise<string> {
+    const r = new Replies(business);
+    const found = await this.contact(business, c.name, 'Send it again with the full name.');
+    if ('reply' in found) return found.reply;
+    const { contact } = found;
+    const [due] = await openDuesOldestFirst(this.deps.db, business.id, contact.id);
+    if (!due) return `${contact.name} owes nothing, so no reminder was sent.`;
+    const what = `${r.money(due.balance_paise)} due ${r.date(due.due_date)}`;
+    try {
+      const result = await this.deps.reminders.remind(business, due.id, {});
+      if (result.sent) return `Reminder sent to ${contact.name} for ${what}.`;
+      return `No reminder was sent to ${contact.name} (${what}): ${holdText(result.reason ?? 'paused')}.`;
+    } catch (error) {
+      // The reminder's own channel failure (recorded on the reminder); the reply says so.
+      if (error instanceof ChannelError) return `The reminder to ${contact.name} could not be sent: ${error.message}.`;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import type { Executor } from '../db/schema.js';
+import { localDate } from '../lib/dates.js';
+import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
+import { recordEvent } from '../outbox/events.js';
+import { scheduleForNewDue } from '../reminders/schedule.js';
+import * as aggregates from '../totals/aggregates.js';
+import { transactionEventData } from './presenter.js';
+import type { TransactionView } from './repository.js';
+import * as repo from './repository.js';
+
+export interface NewDue {
+  contact: { id: string; name: string; phone: string | null };
+  amountPaise: number;
+  dueDate: string;
+  notes: string | null;
+  invoiceNumber: string | null;
+  /** the stored recurrence (domain.ts storeRecurrence) and series, when the due repeats */
+  recurrence: string | null;
+  seriesId: string | null;
+}
+
+/**
+ * Writes one new pending due with all its consequences, inside the caller's transaction: the row,
+ * the running totals, its automatic reminder and transaction.created. Used by create and by the
+ * recurrence of a series.
+ */
+export async function insertDue(
+  trx: Executor,
+  business: BusinessRow,
+  due: NewDue,
+  now: Date,
+): Promise<TransactionView> {
+  const id = uuidv7(now.getTime());
+  const repeats = due.recurrence !== null;
+  const row: TransactionView = {
+    id,
+    business_id: business.id,
+    contact_id: due.contact.id,
+    amount_paise: due.amountPaise,
+    currency: business.currency,
+    status: 'pending',
+    open: 1,
+    direction: 'receivable',
+    due_date: due.dueDate,
+    paid_at: null,
+    utr: null,
+    payment_method: null,
+    invoice_number: due.invoiceNumber,
+    notes: due.notes,
+    reminder_count: 0,
+    claim_count: 0,
+    pay_token: timeOrderedToken(now.getTime()),
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    amount_paid_paise: 0,
+    deleted_at: null,
+    series_id: repeats ? (due.seriesId ?? id) : null,
+    recurrence: due.recurrence,
+    recurs_next: repeats ? 1 : 0,
+    reminders_paused: 0,
+    contact_name: due.contact.name,
+    contact_phone: due.contact.phone,
+  };
+  const { contact_name: _n, contact_phone: _p, ...stored } = row;
+  await repo.insertTransaction(trx, stored);
+  await aggregates.addPendingDue(trx, business.id, row.due_date, row.amount_paise);
+  await scheduleForNewDue(trx, business, row, now);
+  await recordEvent(trx, {
+    businessId: business.id,
+    type: 'transaction.created',
+    data: transactionEventData(row, localDate(business.timezone, now)),
+    at: now,
+  });
+  return row;
+}

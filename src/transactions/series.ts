@@ -1,0 +1,54 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import type { Executor } from '../db/schema.js';
+import { nextDueDate, nextWithin, parseRecurrence } from './domain.js';
+import { insertDue } from './new-due.js';
+import * as repo from './repository.js';
+
+/**
+ * Creates the next dues of a series from due `fromId` whose date has arrived (`today`, the
+ * business's local date): one after another while each new one's date has arrived too (catch-up
+ * for a first due in the past), stopping at the first date still ahead or past `until`.
+ *
+ * Each step first claims the due (recurs_next 1 -> 0, a conditional update): of several workers
+ * or processes exactly one gets it, and its next due is written in the same transaction, so a
+ * series never gets a date twice nor skips one (the unique (series_id, due_date) index is the
+ * last line of defence). Returns how many dues were created.
+ */
+export async function extendSeries(
+  trx: Executor,
+  business: BusinessRow,
+  fromId: string,
+  today: string,
+  now: Date,
+): Promise<number> {
+  let created = 0;
+  let currentId = fromId;
+  for (;;) {
+    const current = await repo.findTransaction(trx, business.id, currentId);
+    if (current?.recurs_next !== 1 || current.due_date > today) return created;
+    if (!(await repo.claimRepeat(trx, current.id))) return created;
+    const recurrence = parseRecurrence(current.recurrence);
+    if (recurrence === null || current.series_id === null) return created;
+    const start = await repo.findSeriesStart(trx, current.series_id);
+    const anchorDay = Number((start?.due_date ?? current.due_date).slice(8, 10));
+    const next = nextDueDate(current.due_date, recurrence.interval, anchorDay);
+    if (!nextWithin(recurrence, next)) return created;
+    if (await repo.seriesHasDate(trx, current.series_id, next)) return created;
+    const due = await insertDue(
+      trx,
+      business,
+      {
+        contact: { id: current.contact_id, name: current.contact_name, phone: current.contact_phone },
+        amountPaise: Number(current.amount_paise),
+        dueDate: next,
+        notes: current.notes,
+        invoiceNumber: null,
+        recurrence: current.recurrence,
+        seriesId: current.series_id,
+      },
+      now,
+    );
+    created++;
+    currentId = due.id;
+  }
+}

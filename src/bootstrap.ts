@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { createLogger } from './app.js';
 import { createChannel } from './channels/index.js';
 import { type Config, loadConfig } from './config.js';
 import type { StoreMonitor } from './db/health.js';
 import { migrate, openStore, type Store } from './db/store.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { createLogger } from './lib/logger.js';
 import { MemoryRateLimitStore } from './rate-limit/memory.js';
 import type { RateLimitStore } from './rate-limit/port.js';
 import { type BreakerEvents, RedisRateLimitStore } from './rate-limit/redis.js';
@@ -38,6 +38,11 @@ export async function bootstrap(
   const store = openStore(config, {
     backgroundCheckpoints: !options.shortLived,
     monitor: storeMonitor(logger, metrics),
+    // Once per outage, not once per refused write.
+    onStorageFault: (failure) =>
+      failure
+        ? logger.error({ err: failure.cause ?? failure }, 'the store cannot take writes; answering 503 until it can')
+        : logger.info('the store takes writes again'),
   });
   try {
     await migrate(store.db);

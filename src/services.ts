@@ -1,5 +1,5 @@
-import { KeyCache } from './businesses/key-cache.js';
 import { type AuthenticatedKey, BusinessService } from './businesses/service.js';
+import { type CacheNamespace, cache } from './cache/cache.js';
 import type { ChatChannel } from './channels/channel.js';
 import { createChannel } from './channels/index.js';
 import { ChatCommandService } from './chat-commands/service.js';
@@ -30,6 +30,8 @@ export interface Services {
   webhookDispatcher: WebhookDispatcher;
   /** the HTTPS client of webhook deliveries; closed with the runtime */
   webhookSender: WebhookSender;
+  /** rendered list pages (cache/cache.ts, http/rendered.ts); absent when RESPONSE_CACHE_MB=0 */
+  pages: CacheNamespace<string> | undefined;
 }
 
 /** The rules of the service, shared by the HTTP app, the workers and the admin CLI. */
@@ -56,7 +58,10 @@ export function createServices(deps: {
   const businesses = new BusinessService({
     db,
     clock,
-    keyCache: deps.store.otherCommits && new KeyCache<AuthenticatedKey>(deps.store.otherCommits),
+    apiKeys: deps.store.otherCommits && {
+      cache: cache.byCount<AuthenticatedKey>(10_000),
+      otherCommits: deps.store.otherCommits,
+    },
   });
   const channel = deps.channel ?? createChannel(deps.config);
   const transactions = new TransactionService({ db, clock, contacts });
@@ -93,5 +98,6 @@ export function createServices(deps: {
       timeoutMs: config.webhookTimeoutMs,
     }),
     webhookSender,
+    pages: config.responseCacheBytes > 0 ? cache.byLength(config.responseCacheBytes) : undefined,
   };
 }

@@ -44,7 +44,7 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
 
   afterAll(async () => {
     for (const worker of workers) {
-      if (worker.exitCode === null && worker.pid !== undefined) {
+      if (worker.exitCode === null && worker.signalCode === null && worker.pid !== undefined) {
         worker.kill('SIGTERM');
         await once(worker, 'exit');
       }
@@ -134,8 +134,15 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(settled, 'the workers did not send every reminder in time').toBe(true);
-    // Give a duplicate, if there were one, the time to show up.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Stop both workers (SIGTERM: each finishes what it holds, then exits): a duplicate, if there
+    // were one, has been sent by the time both have exited, and nothing can be sent after.
+    await Promise.all(
+      workers.map(async (worker) => {
+        const exited = once(worker, 'exit');
+        worker.kill('SIGTERM');
+        await exited;
+      }),
+    );
 
     const recipients = graph.requests.map((r) => r.body.to as string);
     expect(recipients).toHaveLength(DUES + 1);

@@ -150,6 +150,10 @@ describe('the server process (npm start)', () => {
 
     const first = await start();
     const answered: string[] = [];
+    let enoughAnswered: () => void = () => {};
+    const enough = new Promise<void>((resolve) => {
+      enoughAnswered = resolve;
+    });
     // 16 writers, each creating dues (and, the first time, its contact) until the server dies
     const writers = Array.from({ length: 16 }, async (_, w) => {
       for (let i = 0; ; i++) {
@@ -165,9 +169,16 @@ describe('the server process (npm start)', () => {
         }
         expect(res.status).toBe(201);
         answered.push(((await res.json()) as { data: { id: string } }).data.id);
+        if (answered.length === 150) enoughAnswered();
       }
     });
-    while (answered.length < 150) await new Promise((r) => setTimeout(r, 5));
+    // Killed once 150 writes are answered; should every writer stop first, that fails here.
+    await Promise.race([
+      enough,
+      Promise.all(writers).then(() => {
+        throw new Error(`the writers stopped after ${answered.length} answers, before the kill`);
+      }),
+    ]);
     const exited = waitForExit(first.child);
     first.child.kill('SIGKILL');
     await exited;

@@ -135,8 +135,15 @@ describe.skipIf(STORE !== 'postgres')('two worker processes on one PostgreSQL', 
     await Promise.all(workers.map((w) => w.ready));
     await Promise.all(Array.from({ length: EVENTS }, (_, i) => createDue(biz, `Shared Queue ${i}`)));
     await receiver.waitFor(EVENTS, 40_000);
-    // time for a duplicate, if there were one, to show up
-    await new Promise((r) => setTimeout(r, 1500));
+    // Stop both workers (SIGTERM: each finishes what it holds, then exits): a duplicate, if there
+    // were one, has been sent by the time both have exited, and nothing can be sent after.
+    await Promise.all(
+      workers.map(async ({ child }) => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
     expect(receiver.requests).toHaveLength(EVENTS);
     expect(new Set(receiver.requests.map((r) => r.headers['x-service-event-id'])).size).toBe(EVENTS);
     const page = (await biz.get(`/v1/webhooks/${endpoint.id}/deliveries?limit=100`)).body;

@@ -1,10 +1,10 @@
+import type { CacheNamespace } from '../cache/cache.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
 import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
-import type { KeyCache } from './key-cache.js';
 import * as repo from './repository.js';
 import { API_PLAN, PLANS, type Plan } from './schema.js';
 
@@ -49,8 +49,25 @@ function checkPlan(plan: string): Plan {
   return plan as Plan;
 }
 
+/**
+ * The `apiKeys` cache namespace (cache/cache.ts) with what its version is made of: the store's
+ * signal of other processes' commits (SQLite only; absent, keys are read on every request).
+ */
+export interface ApiKeyCache {
+  cache: CacheNamespace<AuthenticatedKey>;
+  otherCommits: () => number;
+}
+
 export class BusinessService {
-  constructor(private readonly deps: { db: Db; clock: Clock; keyCache?: KeyCache<AuthenticatedKey> | undefined }) {}
+  /** Moved whenever this process writes a business or a key (its own commits do not move otherCommits). */
+  #ownWrites = 0;
+
+  constructor(private readonly deps: { db: Db; clock: Clock; apiKeys?: ApiKeyCache | undefined }) {}
+
+  #keysVersion(): string | undefined {
+    const keys = this.deps.apiKeys;
+    return keys && `${keys.otherCommits()}:${this.#ownWrites}`;
+  }
 
   /** See repo.readDataVersion: what a rendered response of the business is kept with. */
   dataVersion(businessId: string): Promise<number> {
@@ -126,7 +143,7 @@ export class BusinessService {
     }
     patch.updated_at = this.deps.clock.now().toISOString();
     const updated = await repo.updateBusiness(this.deps.db, id, patch);
-    this.deps.keyCache?.invalidate();
+    this.#ownWrites++;
     if (!updated) throw errors.notFound('business');
     return updated;
   }
@@ -141,22 +158,25 @@ export class BusinessService {
 
   async revokeKey(apiKey: string): Promise<boolean> {
     const result = await repo.revokeKeyByHash(this.deps.db, hashApiKey(apiKey), this.deps.clock.now().toISOString());
-    this.deps.keyCache?.invalidate();
+    this.#ownWrites++;
     return Number(result.numUpdatedRows) > 0;
   }
 
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
     if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
-    const cache = this.deps.keyCache;
-    const cached = cache?.get(apiKey);
-    if (cached) return cached;
-    const generation = cache?.generation ?? 0;
+    const cache = this.deps.apiKeys?.cache;
+    // Read before the key: a key read after a change is kept with a version that is already stale.
+    const version = this.#keysVersion();
+    if (cache && version !== undefined) {
+      const cached = cache.get(apiKey, version);
+      if (cached) return cached;
+    }
     const row = await repo.findActiveKey(this.deps.db, hashApiKey(apiKey));
     if (!row) return null;
     const { key_id, ...business } = row;
     // Shared by every request with this key while cached: frozen so no handler can alter it.
     const found: AuthenticatedKey = Object.freeze({ keyId: key_id, business: Object.freeze(business) });
-    cache?.set(apiKey, found, generation);
+    if (cache && version !== undefined) cache.set(apiKey, version, found);
     return found;
   }
 

@@ -5,7 +5,7 @@ import { StoreHealth, type StoreMonitor } from './health.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
-import { openSqlite } from './sqlite.js';
+import { openSqlite, type StorageSeams } from './sqlite/open.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -15,15 +15,11 @@ export interface Store {
   /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
   readonly pgPool?: pg.Pool;
   /**
-   * A value that changes whenever another connection commits (SQLite's data_version), for caches
-   * that must notice the admin CLI's writes; absent where there is no cheap signal (PostgreSQL).
+   * A number that changes whenever another connection commits (SQLite's data_version: one
+   * statement, no transaction left open), for caches that must notice the admin CLI's writes;
+   * absent where there is no cheap signal (PostgreSQL).
    */
-  readonly otherCommits?: () => unknown;
-  /**
-   * Ends the read snapshot that requests of this turn of the event loop share (SQLite, see
-   * db/sqlite-driver.ts); called before their responses are written. Absent on PostgreSQL.
-   */
-  readonly endReadSnapshot?: () => void;
+  readonly otherCommits?: () => number;
   /** Whether the store answers, as this process sees it (db/health.ts): /readyz, metrics, logs. */
   readonly health: StoreHealth;
   ping(): Promise<void>;
@@ -34,11 +30,17 @@ export class MigrationError extends Error {}
 
 /**
  * `backgroundCheckpoints`: on SQLite, checkpoint the WAL on a thread of its own (long-running
- * processes: the server and the worker; see db/sqlite-checkpointer.ts).
+ * processes: the server and the worker; see db/sqlite/checkpointer.ts).
  */
 export function openStore(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,
-  opts: { backgroundCheckpoints?: boolean; monitor?: StoreMonitor } = {},
+  opts: {
+    backgroundCheckpoints?: boolean;
+    monitor?: StoreMonitor;
+    /** SQLite: told when writes stop on a storage fault (with its cause) and when they resume (null). */
+    onStorageFault?: (failure: Error | null) => void;
+    sqlite?: StorageSeams;
+  } = {},
 ): Store {
   const health = new StoreHealth(opts.monitor);
   if (config.databaseUrl) {
@@ -59,13 +61,16 @@ export function openStore(
       },
     };
   }
-  const { dialect, driver, checkpointer } = openSqlite(config.dataDir, opts);
+  const { dialect, driver, checkpointer } = openSqlite(config.dataDir, {
+    backgroundCheckpoints: opts.backgroundCheckpoints ?? false,
+    ...(opts.onStorageFault && { onFault: opts.onStorageFault }),
+    ...opts.sqlite,
+  });
   const db = new Kysely<Database>({ dialect });
   return {
     kind: 'sqlite',
     db,
     otherCommits: () => driver.dataVersion(),
-    endReadSnapshot: () => driver.endSnapshot(),
     health,
     ping: async () => {
       await sql`select 1`.execute(db);

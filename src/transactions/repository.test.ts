@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CompiledQuery, Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/schema.js';
-import { openSqlite } from '../db/sqlite.js';
+import { openSqlite } from '../db/sqlite/open.js';
 import { migrate } from '../db/store.js';
 import { countTransactions, listTransactions, type TransactionFilter } from './repository.js';
 

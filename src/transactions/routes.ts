@@ -48,13 +48,12 @@ export async function transactionRoutes(app: App) {
           hasMore: found.offset + found.rows.length < found.total,
         };
       };
-      const { status, contact_id, since, limit, offset } = request.query;
       // Incremental syncs (since) hardly ever ask for the same page twice: not kept.
-      if (since !== undefined) return page();
+      if (request.query.since !== undefined) return page();
       return app.rendered.send(
         reply,
         'transactions',
-        `${business.id} ${today} ${status ?? ''} ${contact_id ?? ''} ${limit ?? ''} ${offset ?? ''}`,
+        [business.id, today, request.query],
         () => businesses.dataVersion(business.id),
         page,
       );

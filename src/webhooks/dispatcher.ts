@@ -1,16 +1,13 @@
-import type { Db, Executor } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { uuidv7 } from '../lib/ids.js';
-import { deliveryBody, deliveryHeaders } from './payload.js';
-import * as repo from './repository.js';
+import { fanOutIn } from './fan-out.js';
+import { claimIn, type Leased, type LeaseTerms } from './leases.js';
+import { type AttemptOutcome, type Finished, recordOutcomes } from './outcomes.js';
+import * as queueRepo from './queue-repository.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
+import { signAndSend } from './sign-and-send.js';
 
-/** Waits before the 2nd..6th attempt (SPEC part 6): 1 min, 5 min, 30 min, 2 h, 6 h. */
-export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-/** An endpoint that has failed every attempt for this long is disabled (PRODUCT part 5). */
-export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
 /**
  * How long finished attempts wait to be recorded together: each recording transaction is a
  * durable commit (an fsync on SQLite): outcomes are recorded once half the slots have finished,
@@ -19,10 +16,6 @@ export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
 const RECORD_WINDOW_MS = 20;
 /** With slots free and nothing finishing, how often the loop looks for new work. */
 const IDLE_POLL_MS = 500;
-
-type Leased = repo.LeasedDelivery & { lease_id: string };
-
-export type AttemptOutcome = 'delivered' | 'failed' | 'lease_lost';
 
 export interface DispatcherDeps {
   db: Db;
@@ -62,91 +55,16 @@ export class WebhookDispatcher {
     return 2 * this.deps.timeoutMs + 5000;
   }
 
+  #lease(): LeaseTerms {
+    return { clock: this.deps.clock, leaseMs: this.leaseMs };
+  }
+
   /**
    * Fans out up to `limit` undispatched events to the endpoints subscribed at the time of the
    * event. Returns how many events it handled.
    */
   async fanOut(limit = 200): Promise<number> {
-    return this.deps.db.transaction().execute(async (trx) => (await this.#fanOutIn(trx, limit)).events);
-  }
-
-  /**
-   * Fans out up to `limit` events. The first `lease` deliveries it creates are created already
-   * leased to this worker and returned, ready to send: no claim query for new work.
-   */
-  async #fanOutIn(trx: Executor, limit: number, lease = 0): Promise<{ events: number; leased: Leased[] }> {
-    const events = await repo.claimEvents(trx, limit);
-    if (events.length === 0) return { events: 0, leased: [] };
-    const businessIds = [...new Set(events.map((e) => e.business_id))];
-    const endpoints = (await repo.activeEndpointsOf(trx, businessIds)).map((e) => ({
-      ...e,
-      subscribed: new Set(JSON.parse(e.events) as string[]),
-    }));
-    const clockNow = this.deps.clock.now();
-    const now = clockNow.toISOString();
-    const leaseId = uuidv7();
-    const lockedUntil = new Date(clockNow.getTime() + this.leaseMs).toISOString();
-    const rows: repo.DeliveryRow[] = [];
-    const leased: Leased[] = [];
-    for (const event of events) {
-      for (const endpoint of endpoints) {
-        if (endpoint.business_id !== event.business_id || !endpoint.subscribed.has(event.type)) continue;
-        // An endpoint gets the events that happened after it was created, not the history.
-        if (endpoint.created_at > event.created_at) continue;
-        const take = leased.length < lease;
-        const row: repo.DeliveryRow = {
-          id: uuidv7(),
-          business_id: event.business_id,
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          event: event.type,
-          body: deliveryBody(event.type, event.created_at, event.payload),
-          status: 'pending',
-          attempts: 0,
-          response_status: null,
-          error: null,
-          // leased: due again only if this worker's lease runs out (see repo.claimDeliveries)
-          next_attempt_at: take ? lockedUntil : now,
-          delivered_at: null,
-          requeue: 0,
-          lease_id: take ? leaseId : null,
-          locked_until: take ? lockedUntil : null,
-          created_at: now,
-          updated_at: now,
-        };
-        rows.push(row);
-        if (take) {
-          leased.push({
-            id: row.id,
-            endpoint_id: row.endpoint_id,
-            event_id: row.event_id,
-            event: row.event,
-            body: row.body,
-            url: endpoint.url,
-            secret_sealed: endpoint.secret_sealed,
-            lease_id: leaseId,
-          });
-        }
-      }
-    }
-    const created = await repo.insertDeliveries(trx, rows);
-    await repo.markDispatched(
-      trx,
-      events.map((e) => e.id),
-      now,
-    );
-    if (created < rows.length && leased.length > 0) {
-      // Some deliveries existed already (a fan-out made twice) and were left as they are: which
-      // of ours went in is not known, so the new rows' leases are given back for a claim to take.
-      await repo.releaseLeases(
-        trx,
-        leased.map((d) => d.id),
-        [leaseId],
-        now,
-      );
-      return { events: events.length, leased: [] };
-    }
-    return { events: events.length, leased };
+    return this.deps.db.transaction().execute(async (trx) => (await fanOutIn(trx, this.#lease(), limit)).events);
   }
 
   /** Claims up to `limit` due deliveries, attempts them concurrently and records them; returns how many. */
@@ -156,7 +74,9 @@ export class WebhookDispatcher {
       claimed.map(async (delivery) => ({ delivery, result: await this.#send(delivery) })),
     );
     if (finished.length > 0) {
-      const outcomes = await this.deps.db.transaction().execute((trx) => this.#recordIn(trx, finished));
+      const outcomes = await this.deps.db
+        .transaction()
+        .execute((trx) => recordOutcomes(trx, this.deps.clock, finished));
       for (const outcome of outcomes) onOutcome?.(outcome);
     }
     return claimed.length;
@@ -251,7 +171,7 @@ export class WebhookDispatcher {
   }
 
   async #claim(limit: number): Promise<Leased[]> {
-    return this.deps.db.transaction().execute((trx) => this.#claimIn(trx, limit));
+    return this.deps.db.transaction().execute((trx) => claimIn(trx, this.#lease(), limit));
   }
 
   /**
@@ -260,9 +180,9 @@ export class WebhookDispatcher {
    */
   async #cycle(batch: Finished[], room: number, release: Leased[]): Promise<CycleResult> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const outcomes = batch.length > 0 ? await this.#recordIn(trx, batch) : [];
+      const outcomes = batch.length > 0 ? await recordOutcomes(trx, this.deps.clock, batch) : [];
       if (release.length > 0) {
-        await repo.releaseLeases(
+        await queueRepo.releaseLeases(
           trx,
           release.map((d) => d.id),
           [...new Set(release.map((d) => d.lease_id))],
@@ -274,25 +194,11 @@ export class WebhookDispatcher {
       // leased up to the room that is left. Only about as many events as there is room for are
       // fanned out (at least one, so a backlog of retries never stalls them): events wait in the
       // outbox rather than as unleased deliveries that a later cycle would have to claim.
-      const claimed = await this.#claimIn(trx, room);
+      const claimed = await claimIn(trx, this.#lease(), room);
       const left = room - claimed.length;
-      const fanned = await this.#fanOutIn(trx, Math.min(200, Math.max(1, left)), left);
+      const fanned = await fanOutIn(trx, this.#lease(), Math.min(200, Math.max(1, left)), left);
       return { outcomes, fannedOut: fanned.events, claimed: [...claimed, ...fanned.leased] };
     });
-  }
-
-  async #claimIn(trx: Executor, limit: number): Promise<Leased[]> {
-    const now = this.deps.clock.now();
-    const leaseId = uuidv7();
-    const ids = await repo.claimDeliveries(trx, {
-      now: now.toISOString(),
-      leaseId,
-      lockedUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
-      limit,
-    });
-    if (ids.length === 0) return [];
-    const rows = await repo.leasedDeliveries(trx, ids, leaseId);
-    return rows.map((r) => ({ ...r, lease_id: leaseId }));
   }
 
   #send(delivery: Leased): Promise<WebhookResult> {
@@ -305,127 +211,10 @@ export class WebhookDispatcher {
       deliveryId: delivery.id,
     });
   }
-
-  /** Records finished attempts, each only if its lease is still ours, in the caller's transaction. */
-  async #recordIn(trx: Executor, batch: Finished[]): Promise<AttemptOutcome[]> {
-    const now = this.deps.clock.now();
-    const at = now.toISOString();
-    // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
-    const endpointIds = [...new Set(batch.map((b) => b.delivery.endpoint_id))].sort();
-    for (const id of endpointIds) await repo.lockEndpoint(trx, id);
-    const held = new Map(
-      (
-        await repo.findLeasedMany(
-          trx,
-          batch.map((b) => b.delivery.id),
-        )
-      ).map((row) => [row.id, row]),
-    );
-    const valid = batch.filter((b) => held.get(b.delivery.id)?.lease_id === b.delivery.lease_id);
-
-    // Each endpoint's counters move once for the whole batch, in the order the attempts ended.
-    const live = new Map<string, boolean>();
-    for (const endpointId of endpointIds) {
-      const results = valid.filter((b) => b.delivery.endpoint_id === endpointId).map((b) => b.result.ok);
-      if (results.length === 0) continue;
-      const lastOk = results.lastIndexOf(true);
-      const endpoint = await repo.recordEndpointOutcomes(trx, endpointId, {
-        reset: lastOk >= 0,
-        failuresAfter: results.length - 1 - lastOk,
-        at,
-      });
-      let isLive = endpoint !== undefined && endpoint.active === 1 && endpoint.deleted_at === null;
-      if (
-        isLive &&
-        results[results.length - 1] === false &&
-        endpoint?.failing_since &&
-        now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
-      ) {
-        const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
-        await repo.disableEndpoint(trx, endpointId, reason, at);
-        await repo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
-        isLive = false;
-      }
-      live.set(endpointId, isLive);
-    }
-
-    const attempts: repo.AttemptRow[] = [];
-    // The usual outcome, delivered, is written for many deliveries at once (one statement per
-    // response status); failures and requeued deliveries each get their own update.
-    const delivered = new Map<number, string[]>();
-    for (const { delivery, result } of valid) {
-      const current = held.get(delivery.id) as NonNullable<ReturnType<typeof held.get>>;
-      const attempt = current.attempts + 1;
-      const isLive = live.get(delivery.endpoint_id) === true;
-      const retryAt =
-        !result.ok && isLive && attempt < MAX_ATTEMPTS
-          ? new Date(now.getTime() + (RETRY_DELAYS_MS[attempt - 1] ?? 0)).toISOString()
-          : null;
-      const requeued = isLive && current.requeue === 1;
-      attempts.push(repo.attemptRow(delivery.id, attempt, result, retryAt, at));
-      if (result.ok && !requeued && result.status !== null) {
-        const ids = delivered.get(result.status);
-        if (ids) ids.push(delivery.id);
-        else delivered.set(result.status, [delivery.id]);
-        continue;
-      }
-      await repo.updateDelivery(trx, delivery.id, {
-        status: requeued ? 'pending' : result.ok ? 'delivered' : 'failed',
-        attempts: attempt,
-        response_status: result.status,
-        error: result.ok ? null : result.error,
-        ...(result.ok && { delivered_at: at }),
-        next_attempt_at: requeued ? at : retryAt,
-        requeue: 0,
-        lease_id: null,
-        locked_until: null,
-        updated_at: at,
-      });
-    }
-    for (const [responseStatus, ids] of delivered) await repo.markDelivered(trx, ids, responseStatus, at);
-    await repo.insertAttempts(trx, attempts);
-    return batch.map((b) =>
-      held.get(b.delivery.id)?.lease_id !== b.delivery.lease_id ? 'lease_lost' : b.result.ok ? 'delivered' : 'failed',
-    );
-  }
 }
 
 interface CycleResult {
   outcomes: AttemptOutcome[];
   fannedOut: number;
   claimed: Leased[];
-}
-
-interface Finished {
-  delivery: Leased;
-  result: WebhookResult;
-}
-
-/**
- * One signed attempt: opens the endpoint's secret, signs the exact body and sends it. Never
- * throws; a failure (even a secret that no longer opens) is a result. Used by the dispatcher and
- * by the test operation.
- */
-export async function signAndSend(
-  deps: { sender: WebhookSender; secretBox: () => Promise<SecretBox> },
-  d: { url: string; secretSealed: string; body: string; event: string; eventId: string; deliveryId: string },
-): Promise<WebhookResult> {
-  try {
-    const secret = (await deps.secretBox()).open(d.secretSealed);
-    const headers = deliveryHeaders({
-      body: d.body,
-      secret,
-      event: d.event,
-      eventId: d.eventId,
-      deliveryId: d.deliveryId,
-    });
-    return await deps.sender.send({ url: d.url, body: d.body, headers });
-  } catch (error) {
-    return { ok: false, status: null, error: shortError(error), durationMs: 0 };
-  }
-}
-
-function shortError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.length > 200 ? `${message.slice(0, 197)}...` : message;
 }

@@ -118,39 +118,39 @@ describe('createHttpSender delivering to an HTTPS receiver', () => {
     const result = await sender({ timeoutMs: 300 }).send({ url: receiver.url, ...post });
     expect(result).toMatchObject({ ok: false, status: null, error: 'timed out after 300 ms' });
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
-    expect(result.durationMs).toBeLessThan(1_000);
   });
 
   it('counts reading the body in the timeout, keeping the status that came', async () => {
     receiver.respond(() => ({ status: 200, body: 'late', bodyDelayMs: 2_000 }));
     const result = await sender({ timeoutMs: 300 }).send({ url: receiver.url, ...post });
+    // the body would have come after 2 s: the 300 ms timeout cut it, keeping the status
     expect(result).toMatchObject({ ok: false, status: 200, error: 'timed out after 300 ms' });
-    expect(result.durationMs).toBeLessThan(1_000);
   });
 
   it('returns "aborted" when the caller aborts', async () => {
     receiver.respond('hang');
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // aborted once the receiver holds the request (the sender's own timeout is 2 s)
+    void receiver.waitFor(1).then(() => controller.abort());
     const result = await sender().send({ url: receiver.url, ...post }, controller.signal);
     expect(result).toMatchObject({ ok: false, status: null, error: 'aborted' });
-    expect(result.durationMs).toBeLessThan(1_000);
   });
 
   it('times out an attempt still waiting for a connection, and never sends it afterwards', async () => {
     receiver.respond('hang');
     const one = sender({ timeoutMs: 300, connections: 1 });
-    const started = performance.now();
     // the second waits behind the first (one connection, no pipelining) until both time out
     const results = await Promise.all([
       one.send({ url: receiver.url, ...post }),
       one.send({ url: receiver.url, ...post }),
     ]);
-    expect(performance.now() - started).toBeLessThan(1_000);
     for (const result of results) expect(result).toMatchObject({ ok: false, error: 'timed out after 300 ms' });
-    // the connection freed by the first timeout must not carry the second one late
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.requests).toHaveLength(1);
+    // The connection freed by the first timeout must not carry the second one late: a third
+    // request through the same single connection queues behind anything still pending, so once
+    // it has arrived, the second would have arrived before it.
+    receiver.respond(() => 200);
+    expect((await one.send({ url: receiver.url, ...post, body: '{"event":"third"}' })).ok).toBe(true);
+    expect(receiver.requests.map((r) => r.body)).toEqual([post.body, '{"event":"third"}']);
   });
 
   it('refuses a certificate from an unknown CA', async () => {

@@ -6,23 +6,24 @@ import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
 import { EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
-import { signAndSend } from './dispatcher.js';
+import * as deliveriesRepo from './delivery-repository.js';
+import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, sampleData } from './payload.js';
-import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
+import { signAndSend } from './sign-and-send.js';
 
 export const MAX_ENDPOINTS_PER_BUSINESS = 20;
 export const MAX_URL_LENGTH = 2048;
 
 export interface EndpointView {
-  row: repo.EndpointRow;
+  row: endpointsRepo.EndpointRow;
   events: EventType[];
 }
 
 export interface DeliveryView {
-  delivery: repo.DeliveryListRow;
-  attempts: repo.AttemptRow[];
+  delivery: deliveriesRepo.DeliveryListRow;
+  attempts: deliveriesRepo.AttemptRow[];
 }
 
 /** The webhook endpoint operations of SPEC part 4 (the dispatcher does the sending). */
@@ -37,7 +38,7 @@ export class WebhookService {
   ) {}
 
   async list(business: BusinessRow): Promise<EndpointView[]> {
-    return (await repo.listEndpoints(this.deps.db, business.id)).map(view);
+    return (await endpointsRepo.listEndpoints(this.deps.db, business.id)).map(view);
   }
 
   /** Creates an endpoint; the secret is returned here and never again. */
@@ -51,14 +52,14 @@ export class WebhookService {
     const secret = randomBytes(32).toString('hex');
     const sealed = (await this.deps.secretBox()).seal(secret);
     return this.deps.db.transaction().execute(async (trx) => {
-      await repo.lockBusiness(trx, business.id);
-      if ((await repo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
+      await endpointsRepo.lockBusiness(trx, business.id);
+      if ((await endpointsRepo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
         throw errors.unprocessable(
           `a business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints; delete one first`,
         );
       }
       const now = this.deps.clock.now().toISOString();
-      const row: repo.EndpointRow = {
+      const row: endpointsRepo.EndpointRow = {
         id: uuidv7(),
         business_id: business.id,
         url,
@@ -73,7 +74,7 @@ export class WebhookService {
         updated_at: now,
         deleted_at: null,
       };
-      await repo.insertEndpoint(trx, row);
+      await endpointsRepo.insertEndpoint(trx, row);
       return { row, events, secret };
     });
   }
@@ -82,9 +83,9 @@ export class WebhookService {
   async remove(business: BusinessRow, id: string): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
       const now = this.deps.clock.now().toISOString();
-      const deleted = await repo.softDeleteEndpoint(trx, business.id, id, now);
+      const deleted = await endpointsRepo.softDeleteEndpoint(trx, business.id, id, now);
       if (Number(deleted.numUpdatedRows) === 0) throw errors.notFound('webhook endpoint');
-      await repo.cancelQueued(trx, id, 'endpoint deleted', now);
+      await deliveriesRepo.cancelQueued(trx, id, 'endpoint deleted', now);
     });
   }
 
@@ -111,7 +112,7 @@ export class WebhookService {
     });
     const done = this.deps.clock.now().toISOString();
     await this.deps.db.transaction().execute(async (trx) => {
-      await repo.insertDelivery(trx, {
+      await deliveriesRepo.insertDelivery(trx, {
         id: deliveryId,
         business_id: business.id,
         endpoint_id: endpoint.row.id,
@@ -130,8 +131,8 @@ export class WebhookService {
         created_at: at,
         updated_at: done,
       });
-      await repo.insertAttempt(trx, repo.attemptRow(deliveryId, 1, result, null, done));
-      await repo.touchEndpoint(trx, endpoint.row.id, done);
+      await deliveriesRepo.insertAttempt(trx, deliveriesRepo.attemptRow(deliveryId, 1, result, null, done));
+      await endpointsRepo.touchEndpoint(trx, endpoint.row.id, done);
     });
     return { delivered: result.ok, event, deliveryId };
   }
@@ -144,14 +145,14 @@ export class WebhookService {
   ): Promise<{ items: DeliveryView[]; total: number }> {
     const endpoint = await this.#endpoint(business, id);
     const [rows, total] = await Promise.all([
-      repo.listDeliveries(this.deps.db, endpoint.row.id, page.limit, page.offset),
-      repo.countDeliveries(this.deps.db, endpoint.row.id),
+      deliveriesRepo.listDeliveries(this.deps.db, endpoint.row.id, page.limit, page.offset),
+      deliveriesRepo.countDeliveries(this.deps.db, endpoint.row.id),
     ]);
-    const attempts = await repo.attemptsOf(
+    const attempts = await deliveriesRepo.attemptsOf(
       this.deps.db,
       rows.map((r) => r.id),
     );
-    const byDelivery = new Map<string, repo.AttemptRow[]>();
+    const byDelivery = new Map<string, deliveriesRepo.AttemptRow[]>();
     for (const a of attempts) {
       const list = byDelivery.get(a.delivery_id);
       if (list) list.push(a);
@@ -167,21 +168,21 @@ export class WebhookService {
       throw errors.conflict('the endpoint is disabled after repeated failures; create a new one to receive events');
     }
     await this.deps.db.transaction().execute(async (trx) => {
-      const delivery = await repo.findDelivery(trx, endpoint.row.id, deliveryId);
+      const delivery = await deliveriesRepo.findDelivery(trx, endpoint.row.id, deliveryId);
       if (!delivery) throw errors.notFound('delivery');
-      await repo.requeueDelivery(trx, delivery.id, this.deps.clock.now().toISOString());
+      await deliveriesRepo.requeueDelivery(trx, delivery.id, this.deps.clock.now().toISOString());
       await signalOutbox(trx);
     });
   }
 
   async #endpoint(business: BusinessRow, id: string): Promise<EndpointView> {
-    const row = await repo.findEndpoint(this.deps.db, business.id, id);
+    const row = await endpointsRepo.findEndpoint(this.deps.db, business.id, id);
     if (!row) throw errors.notFound('webhook endpoint');
     return view(row);
   }
 }
 
-function view(row: repo.EndpointRow): EndpointView {
+function view(row: endpointsRepo.EndpointRow): EndpointView {
   return { row, events: JSON.parse(row.events) as EventType[] };
 }
 

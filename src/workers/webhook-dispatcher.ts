@@ -4,7 +4,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { Clock } from '../lib/clock.js';
 import { onOutboxSignal } from '../outbox/signal.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
-import { oldestWaiting } from '../webhooks/repository.js';
+import { oldestWaiting } from '../webhooks/queue-repository.js';
 import type { Job } from './runner.js';
 
 /**

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import type { BusinessRow } from '../../src/businesses/repository.js';
 import type { CreateBusinessInput } from '../../src/businesses/service.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import type { StorageSeams } from '../../src/db/sqlite/open.js';
 import { migrate, openStore, type Store } from '../../src/db/store.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import type { App } from '../../src/http/types.js';
@@ -48,10 +49,12 @@ export async function createTestDatabase(): Promise<string> {
 }
 
 /** A store of one's own: a fresh SQLite file, or a fresh PostgreSQL database. */
-export async function openTestStore(): Promise<{ store: Store; dataDir: string; databaseUrl: string | undefined }> {
+export async function openTestStore(
+  sqlite?: StorageSeams,
+): Promise<{ store: Store; dataDir: string; databaseUrl: string | undefined }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-test-'));
   const databaseUrl = STORE === 'postgres' ? await createTestDatabase() : undefined;
-  const store = openStore({ dataDir, databaseUrl, pgPoolMax: 5 });
+  const store = openStore({ dataDir, databaseUrl, pgPoolMax: 5 }, sqlite && { sqlite });
   if (STORE === 'sqlite') await migrate(store.db);
   return { store, dataDir, databaseUrl };
 }
@@ -109,9 +112,11 @@ export async function startHarness(
     now?: string;
     /** the webhooks' HTTPS client, e.g. one that trusts a test receiver's certificate */
     webhookSender?: WebhookSender;
+    /** SQLite storage fault seams (db/sqlite/open.ts), for the fault tests */
+    sqlite?: StorageSeams;
   } = {},
 ): Promise<Harness> {
-  const { store, dataDir, databaseUrl } = await openTestStore();
+  const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite);
   const clock = new ManualClock(options.now ?? new Date());
   const config = loadConfig(
     {

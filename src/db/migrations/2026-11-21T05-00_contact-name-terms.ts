@@ -1,13 +1,37 @@
 import type { Kysely } from 'kysely';
-import { nameTerms } from '../../contacts/fuzzy.js';
 import { columnTypes } from '../column-types.js';
 
 const BACKFILL_PAGE = 500;
 
 /**
+ * The word rules of contacts/fuzzy.ts as they were when this migration was written, frozen here:
+ * a migration is history and must not change when the live code does (should the rules change,
+ * a new migration rebuilds the table).
+ */
+const MIN_FUZZY_WORD = 3;
+
+function nameWords(text: string): string[] {
+  const folded = text.normalize('NFC').toLowerCase().normalize('NFC').replace(/['’`]/gu, '');
+  return [...new Set(folded.split(/[^\p{L}\p{M}\p{N}]+/u).filter((w) => w !== ''))];
+}
+
+function variantsOf(word: string): { term: string; pos: number; ch: string }[] {
+  const chars = Array.from(word);
+  const variants = [{ term: word, pos: -1, ch: '' }];
+  if (chars.length < MIN_FUZZY_WORD) return variants;
+  for (let i = 0; i < chars.length; i++) {
+    variants.push({ term: chars.slice(0, i).join('') + chars.slice(i + 1).join(''), pos: i, ch: chars[i] as string });
+  }
+  return variants;
+}
+
+function nameTerms(name: string): { term: string; pos: number; ch: string }[] {
+  return nameWords(name).flatMap(variantsOf);
+}
+
+/**
  * The fuzzy name-search index of the earlier response shape (contacts/fuzzy.ts), backfilled for
- * the contacts that exist. The backfill uses the current nameTerms(): should the word rules ever
- * change, a new migration rebuilds the table rather than this one being edited.
+ * the contacts that exist, with the frozen copy of the word rules above.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const t = columnTypes(db);

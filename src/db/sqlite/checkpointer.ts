@@ -1,9 +1,8 @@
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
- * WAL checkpoints on a thread of their own. SQLite otherwise checkpoints inside the COMMIT that
+ * WAL checkpoints on a thread of their own (checkpoint-worker.mjs). SQLite otherwise checkpoints inside the COMMIT that
  * takes the WAL past 1,000 pages: it copies those pages into the database file and fsyncs it,
  * blocking the event loop for milliseconds every few dozen commits (a quarter of the commit time
  * under the create load). A PASSIVE checkpoint from another connection copies what no reader
@@ -14,27 +13,6 @@ import { Worker } from 'node:worker_threads';
  * falls behind or stops.
  */
 export const BACKSTOP_PAGES = 16_000;
-
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { timeout: 0 });
-db.pragma('synchronous = FULL');
-const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
-const timer = setInterval(() => {
-  try {
-    const [result] = checkpoint.all();
-    parentPort.postMessage(result);
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message || error) });
-  }
-}, workerData.intervalMs);
-parentPort.on('message', () => {
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-`;
 
 export interface CheckpointResult {
   /** 1 when a writer or another checkpointer kept it from running */
@@ -52,8 +30,9 @@ export class Checkpointer {
   readonly stats = { runs: 0, errors: 0, last: null as CheckpointResult | null };
 
   constructor(file: string, intervalMs = 50) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.#worker = new Worker(WORKER, { eval: true, workerData: { file, driver, intervalMs } });
+    this.#worker = new Worker(new URL('./checkpoint-worker.mjs', import.meta.url), {
+      workerData: { file, intervalMs },
+    });
     this.#exited = once(this.#worker, 'exit');
     this.#worker.on('message', (message: CheckpointResult | { error: string }) => {
       if ('error' in message) this.stats.errors++;
@@ -61,12 +40,20 @@ export class Checkpointer {
         this.stats.runs++;
         this.stats.last = message;
       }
+      for (const then of this.#onRun.splice(0)) then(message);
     });
     this.#worker.on('error', () => {
       this.stats.errors++;
     });
     // It never keeps a process alive on its own (the admin CLI exits when its work is done).
     this.#worker.unref();
+  }
+
+  readonly #onRun: ((result: CheckpointResult | { error: string }) => void)[] = [];
+
+  /** The result of the next checkpoint the thread reports (for tests: an event, not a timer). */
+  nextRun(): Promise<CheckpointResult | { error: string }> {
+    return new Promise((resolve) => this.#onRun.push(resolve));
   }
 
   /** Stops the thread after its current checkpoint, if one is running. */

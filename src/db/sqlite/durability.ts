@@ -1,4 +1,5 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
+import { type AppError, errors } from '../../errors.js';
 
 /** Makes everything written to a file so far durable, and calls back once it is. */
 export interface FileSync {
@@ -30,6 +31,14 @@ export function fileSync(path: string): FileSync {
   };
 }
 
+/** The 503 every write gets while the store cannot make writes durable. */
+export function storeUnavailable(cause: unknown): AppError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  const error = errors.unavailable(`the store cannot accept writes right now (${reason}); retry shortly`, 5);
+  error.cause = cause;
+  return error;
+}
+
 interface Waiter {
   upTo: number;
   resolve: () => void;
@@ -48,26 +57,52 @@ interface Waiter {
  * on disk; SQLite's unix VFS assumes powersafe overwrite, so FULL adds no padding either) with
  * the fsync moved off the event loop: SQLite's own would block it for the whole disk round trip.
  *
- * A failed sync is final: after a failed fsync the kernel may already have dropped the pages it
- * could not write, so a later sync that succeeds proves nothing (PostgreSQL stops in this case
- * too). Everything waiting, and everything later, fails with the error until the process is
- * restarted; SQLite then recovers from what the WAL really holds.
+ * A failed sync (or a storage fault the driver reports through `fail`) stops the commits: whoever
+ * waits is told `unavailable` (503) and nothing is acknowledged until the driver has re-verified
+ * the store and calls `recovered` (sqlite/faults.ts says why that is safe). Reads go on meanwhile.
  */
 export class Durability {
   #committed = 0;
   #durable = 0;
   #running = false;
   #waiters: Waiter[] = [];
-  #failure: Error | null = null;
+  #failure: AppError | null = null;
   #idle: (() => void)[] = [];
   /** fdatasync calls made (tests read it). */
   syncs = 0;
 
-  constructor(private readonly file: FileSync) {}
+  /** `onChange`: told when writes stop (with the cause) and when they go on again (null): to log it once. */
+  constructor(
+    private readonly file: FileSync,
+    private readonly onChange: (failure: AppError | null) => void = () => {},
+  ) {}
 
-  /** The error of a failed sync; the connection must not be used once there is one. */
-  get failure(): Error | null {
+  /** Set while the store cannot make writes durable: no write may be acknowledged. */
+  get failure(): AppError | null {
     return this.#failure;
+  }
+
+  /**
+   * Stops acknowledging commits: every waiter and every later one is told `unavailable`, until
+   * `recovered`. Called on a failed sync, and by the driver on a storage fault (disk full, I/O).
+   */
+  fail(cause: unknown): AppError {
+    if (this.#failure === null) {
+      this.#failure = storeUnavailable(cause);
+      this.onChange(this.#failure);
+    }
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.reject(this.#failure);
+    return this.#failure;
+  }
+
+  /** The driver has re-verified the store (sqlite/faults.ts): everything committed is durable. */
+  recovered(): void {
+    const was = this.#failure;
+    this.#failure = null;
+    this.#durable = this.#committed;
+    if (was) this.onChange(null);
   }
 
   /** Counts a commit that has just been made; returns its number. */
@@ -100,9 +135,13 @@ export class Durability {
     this.#start();
   }
 
-  /** A promise for `notify`, or null when those commits are durable already (the usual case for reads). */
+  /**
+   * A promise for `notify`, or null when those commits are durable already (the usual case for
+   * reads) or when the store is failing (nothing will become durable until it recovers: reads and
+   * errors are answered meanwhile, writes are refused).
+   */
   whenDurable(upTo = this.#committed): Promise<void> | null {
-    if (this.#failure === null && this.#durable >= upTo) return null;
+    if (this.#failure !== null || this.#durable >= upTo) return null;
     return new Promise((resolve, reject) => this.notify(upTo, resolve, reject));
   }
 
@@ -115,11 +154,7 @@ export class Durability {
       this.#running = false;
       const waiters = this.#waiters;
       if (error) {
-        this.#failure = new Error(
-          `the store could not make its writes durable (${error.message}); restart the process`,
-        );
-        this.#waiters = [];
-        for (const w of waiters) w.reject(this.#failure);
+        this.fail(error);
       } else {
         this.#durable = upTo;
         this.#waiters = waiters.filter((w) => w.upTo > upTo);

@@ -4,8 +4,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqlite } from './sqlite.js';
-import { BACKSTOP_PAGES } from './sqlite-checkpointer.js';
+import { BACKSTOP_PAGES, type Checkpointer, type CheckpointResult } from './checkpointer.js';
+import { openSqlite } from './open.js';
 
 describe('background WAL checkpoints', () => {
   const dirs: string[] = [];
@@ -13,12 +13,17 @@ describe('background WAL checkpoints', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function until(check: () => boolean, ms = 5000) {
-    const deadline = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 20));
+  /**
+   * Waits for the first checkpoint that starts after this call and finds the WAL fully copied
+   * (a result already on its way may predate the last commit), within `runs` checkpoints.
+   */
+  async function fullCheckpoint(checkpointer: Checkpointer, runs = 200): Promise<CheckpointResult> {
+    await checkpointer.nextRun();
+    for (let i = 0; i < runs; i++) {
+      const result = await checkpointer.nextRun();
+      if (!('error' in result) && result.log > 0 && result.checkpointed === result.log) return result;
     }
+    throw new Error(`no complete checkpoint in ${runs} runs (last: ${JSON.stringify(checkpointer.stats.last)})`);
   }
 
   it('copies committed pages into the database file from another thread, the main connection only as a backstop', async () => {
@@ -39,10 +44,8 @@ describe('background WAL checkpoints', () => {
         );
       }
       // Everything in the WAL ends up in the database file without the main connection's help.
-      await until(() => {
-        const last = checkpointer?.stats.last;
-        return last !== null && last !== undefined && last.log > 0 && last.checkpointed === last.log;
-      });
+      if (!checkpointer) throw new Error('no checkpointer');
+      await fullCheckpoint(checkpointer);
       expect(checkpointer?.stats.errors).toBe(0);
       // The database file alone, without its WAL, holds every row.
       const copy = path.join(dir, 'copy.db');
@@ -65,7 +68,8 @@ describe('background WAL checkpoints', () => {
     plain.raw.close();
 
     const { raw, checkpointer } = openSqlite(dir, { backgroundCheckpoints: true });
-    await until(() => (checkpointer?.stats.runs ?? 0) > 0);
+    await checkpointer?.nextRun();
+    expect(checkpointer?.stats.runs).toBeGreaterThan(0);
     await checkpointer?.stop();
     // stopping twice is harmless
     await checkpointer?.stop();

@@ -2,43 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Driver, type SqliteDatabase, SqliteDialect } from 'kysely';
-import { fileSync } from './durability.js';
-import { BACKSTOP_PAGES, Checkpointer } from './sqlite-checkpointer.js';
-import { GroupCommitSqliteDriver, type Statement, type Statements } from './sqlite-driver.js';
-
-type Row = Record<string, unknown>;
-
-/**
- * better-sqlite3 builds each result row as an object through V8's API, one property at a time;
- * for the wide rows the API reads (a due with its contact: 21 columns) that costs more than
- * SQLite's lookup. Reading rows as arrays and building the objects with a function made for the
- * statement's columns (a fixed-shape object literal) is about 30% faster and gives the same
- * objects: same keys in the same order, a later duplicate column name overriding an earlier one.
- */
-function rowBuilder(columns: string[]): (values: unknown[]) => Row {
-  const last = new Map(columns.map((name, i) => [name, i]));
-  // A literal `"__proto__": x` would set the prototype; the computed form defines the property.
-  const fields = [...last].map(([name, i]) =>
-    name === '__proto__' ? `["__proto__"]: v[${i}]` : `${JSON.stringify(name)}: v[${i}]`,
-  );
-  return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Row;
-}
-
-function fastReader(stmt: BetterSqlite3.Statement): Statement {
-  const build = rowBuilder(stmt.columns().map((c) => c.name));
-  stmt.raw(true);
-  return {
-    reader: true,
-    readonly: stmt.readonly,
-    all: (parameters: ReadonlyArray<unknown>) => (stmt.all(parameters) as unknown[][]).map(build),
-    run: () => {
-      throw new Error('a reader statement cannot be run');
-    },
-    *iterate(parameters: ReadonlyArray<unknown>) {
-      for (const values of stmt.iterate(parameters) as IterableIterator<unknown[]>) yield build(values);
-    },
-  };
-}
+import { BACKSTOP_PAGES, Checkpointer } from './checkpointer.js';
+import { GroupCommitSqliteDriver, type Statement, type Statements } from './driver.js';
+import { type FileSync, fileSync } from './durability.js';
 
 /**
  * Kysely's SQLite driver prepares every statement again on each query, which costs a third of the
@@ -54,13 +20,23 @@ function withStatementCache(db: BetterSqlite3.Database, max = 500): Statements {
       let stmt = cache.get(sql);
       if (!stmt) {
         const prepared = db.prepare(sql);
-        stmt = prepared.reader ? fastReader(prepared) : (prepared as unknown as Statement);
+        stmt = prepared as unknown as Statement;
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
         cache.set(sql, stmt);
       }
       return stmt;
     },
   };
+}
+
+/**
+ * Where tests put storage faults (a full disk, a failed fsync) without filling a disk: the sync
+ * of the WAL, and the statements the driver runs (a COMMIT failing with SQLITE_FULL). Production
+ * passes neither.
+ */
+export interface StorageSeams {
+  walSync?: (file: string) => FileSync;
+  statements?: (real: Statements) => Statements;
 }
 
 class AppSqliteDialect extends SqliteDialect {
@@ -76,12 +52,12 @@ class AppSqliteDialect extends SqliteDialect {
 
 /**
  * Opens the store's one connection. `backgroundCheckpoints` moves WAL checkpoints to a thread of
- * their own (sqlite-checkpointer.ts): for long-running processes; short ones (the admin CLI,
+ * their own (checkpointer.ts): for long-running processes; short ones (the admin CLI,
  * tests) need not start a thread.
  */
 export function openSqlite(
   dataDir: string,
-  opts: { backgroundCheckpoints?: boolean } = {},
+  opts: { backgroundCheckpoints?: boolean; onFault?: (failure: Error | null) => void } & StorageSeams = {},
 ): {
   dialect: SqliteDialect;
   driver: GroupCommitSqliteDriver;
@@ -94,13 +70,13 @@ export function openSqlite(
   // PRODUCT part 1: WAL + synchronous=FULL, so a write answered 2xx survives a kill or power loss.
   // FULL's fsync at each COMMIT would block the event loop for the whole disk round trip, so the
   // driver makes that same fsync of the WAL itself, off the loop, before it answers anything
-  // (db/durability.ts); SQLite's own commit sync is therefore off (NORMAL).
+  // (db/sqlite/durability.ts); SQLite's own commit sync is therefore off (NORMAL).
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
-  // Every transaction runs as a savepoint inside its group (sqlite-driver.ts), and a savepoint
+  // Every transaction runs as a savepoint inside its group (driver.ts), and a savepoint
   // keeps the original of each page it changes in a statement journal, a temporary file by
   // default: that file I/O was half the cost of inserting a due. It only serves rolling back a
   // savepoint, so it lives in memory (as do sorts, which our indexed queries rarely need).
@@ -110,6 +86,12 @@ export function openSqlite(
     raw.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     checkpointer = new Checkpointer(file);
   }
-  const driver = new GroupCommitSqliteDriver(raw, withStatementCache(raw), fileSync(`${file}-wal`));
+  const statements = withStatementCache(raw);
+  const driver = new GroupCommitSqliteDriver(
+    raw,
+    opts.statements?.(statements) ?? statements,
+    (opts.walSync ?? fileSync)(`${file}-wal`),
+    opts.onFault ? { onFault: opts.onFault } : {},
+  );
   return { dialect: new AppSqliteDialect(raw, driver), driver, raw, checkpointer };
 }

@@ -1,7 +1,7 @@
 import type { FileSync } from './durability.js';
 
 /**
- * For tests of db/durability.ts and the SQLite driver: a FileSync whose syncs complete only when
+ * For tests of db/sqlite/durability.ts and the SQLite driver: a FileSync whose syncs complete only when
  * the test says so, counting the syncs started.
  */
 export function heldSync(): FileSync & {

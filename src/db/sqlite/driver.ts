@@ -7,7 +7,8 @@ import {
   SelectQueryNode,
   type SqliteDatabase,
 } from 'kysely';
-import { Durability, type FileSync } from './durability.js';
+import { Durability, type FileSync, storeUnavailable } from './durability.js';
+import { isStorageFault } from './faults.js';
 
 /** A prepared statement; `readonly` is better-sqlite3's (sqlite3_stmt_readonly: writes nothing). */
 export type Statement = ReturnType<SqliteDatabase['prepare']> & { readonly readonly: boolean };
@@ -76,14 +77,14 @@ class Lease implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const stmt = this.driver.db.prepare(query.sql);
-    if (this.state !== 'idle') return runPrepared<R>(stmt, query.parameters);
+    if (this.state !== 'idle') return this.driver.guard(() => runPrepared<R>(stmt, query.parameters), stmt.readonly);
     // A query outside a transaction must not read a group's work before it is durable.
     this.driver.commitGroup();
-    // A read runs in the open snapshot, if any; a write outside a transaction commits on its own.
-    if (!stmt.readonly) this.driver.endSnapshot();
+    // A write outside a transaction is refused while the store is failing (unless it recovers).
+    if (!stmt.readonly) await this.driver.writable();
     let result: QueryResult<R>;
     try {
-      result = runPrepared<R>(stmt, query.parameters);
+      result = this.driver.guard(() => runPrepared<R>(stmt, query.parameters), stmt.readonly);
     } finally {
       await this.driver.afterPlainStatement(this, stmt.readonly);
     }
@@ -94,8 +95,6 @@ class Lease implements DatabaseConnection {
     if (!SelectQueryNode.is(query.query)) throw new Error('SQLite only streams select queries');
     if (this.state === 'idle') {
       this.driver.commitGroup();
-      // A statement left running across awaits cannot live in a snapshot that a turn ends.
-      this.driver.endSnapshot();
       // Rows are handed out as they are read: only once what they may show is durable.
       await this.driver.durability.whenDurable();
     }
@@ -110,7 +109,7 @@ class Lease implements DatabaseConnection {
  * transaction runs as a SAVEPOINT inside one outer `BEGIN IMMEDIATE`; when it finishes it is
  * RELEASEd into that outer transaction and waits, the connection goes to the next transaction
  * already queued, and one COMMIT then makes the whole group visible. The fsync that makes it
- * durable runs off the event loop (db/durability.ts: the connection is in `synchronous=NORMAL`
+ * durable runs off the event loop (db/sqlite/durability.ts: the connection is in `synchronous=NORMAL`
  * and the driver syncs the WAL itself), so the next group is being built while the disk works;
  * that group is committed once the sync has finished and it has stopped growing
  * (#scheduleFlush), so it holds every transaction that ended meanwhile. Only once a group is
@@ -122,97 +121,99 @@ class Lease implements DatabaseConnection {
  *   transaction first commits the open group, and its rows, like a failed transaction's error,
  *   wait for the commits made before it to reach the disk (without holding the connection).
  * - Transactions are taken in arrival order; a group holds those that were queued while it ran.
- *
- * Read snapshots: every statement outside a transaction otherwise opens and closes a read
- * transaction of its own (shared-memory locks: about as much as a primary-key read itself).
- * `openSnapshot` (the authentication of each request, through `dataVersion`) opens one read
- * transaction that the reads outside a transaction then share until the end of this turn of the
- * event loop (setImmediate: the check phase right after the poll phase whose requests opened it),
- * or until a write needs the connection. Under load, the requests of one poll phase share one.
- * A request still sees every commit made before it arrived: the requests handled in a poll phase
- * all arrived before it began, and the snapshot is taken after that, in their handling. A
- * snapshot never holds a group's uncommitted work (the group is committed first).
  */
 export class GroupCommitSqliteDriver implements Driver {
   readonly #lock = new FifoLock();
   readonly #database: BetterSqlite3.Database;
   readonly db: Statements;
-  /** A read transaction (this turn's snapshot) is open on the connection. */
-  #snapshot = false;
-  #snapshotEndScheduled = false;
   readonly #dataVersion: Statement;
   /** Transactions released into the open outer transaction, waiting for its COMMIT. */
   #group: Waiter[] | null = null;
   #flushScheduled = false;
   readonly #groupWindowMs: number;
+  /** Milliseconds, for the group window (performance.now; tests pass their own). */
+  readonly #now: () => number;
   /** Counts for tests and metrics: transactions committed, and the COMMITs that carried them. */
-  readonly stats = { transactions: 0, commits: 0 };
+  readonly stats = { transactions: 0, commits: 0, recoveries: 0, failedRecoveries: 0 };
   readonly durability: Durability;
   readonly #walSync: FileSync;
 
   /**
-   * `walSync` makes the connection's WAL durable: db/durability.ts's fileSync of `<db>-wal` in
+   * `walSync` makes the connection's WAL durable: db/sqlite/durability.ts's fileSync of `<db>-wal` in
    * production (the connection must then run with synchronous=NORMAL), a controllable fake in
-   * tests. `groupWindowMs` bounds how long a growing group stays open (GROUP_WINDOW_MS).
+   * tests. `groupWindowMs` bounds how long a growing group stays open (GROUP_WINDOW_MS), as `now` reads time.
    */
   constructor(
     database: BetterSqlite3.Database,
     statements: Statements,
     walSync: FileSync,
-    opts: { groupWindowMs?: number } = {},
+    opts: { groupWindowMs?: number; now?: () => number; onFault?: (failure: Error | null) => void } = {},
   ) {
     this.#groupWindowMs = opts.groupWindowMs ?? GROUP_WINDOW_MS;
+    this.#now = opts.now ?? (() => performance.now());
     this.#database = database;
     this.db = statements;
     this.#dataVersion = statements.prepare('pragma data_version');
     this.#walSync = walSync;
-    this.durability = new Durability(walSync);
+    this.durability = new Durability(walSync, opts.onFault);
   }
 
   /**
    * SQLite's data_version: it moves when another connection (another process: the admin CLI, a
-   * worker) commits. Read in this turn's snapshot, so a cache checking it on every request pays
-   * for it about once a turn, and sees the same state as the reads that follow.
+   * worker) commits, never for this connection's own commits. One statement, run on its own: it
+   * leaves no transaction open behind it.
    */
   dataVersion(): number {
-    this.openSnapshot();
     return (this.#dataVersion.all([])[0] as { data_version: number }).data_version;
-  }
-
-  /**
-   * Opens a read snapshot for the rest of this turn, unless a transaction (a snapshot or a group)
-   * is open. Nothing can be mid-statement when the turn ends (statements run synchronously; a
-   * transaction or a stream ends the snapshot before it starts), so it ends without the lock.
-   */
-  openSnapshot(): void {
-    if (this.#database.inTransaction) return;
-    run(this.db, 'begin', []);
-    this.#snapshot = true;
-    if (this.#snapshotEndScheduled) return;
-    this.#snapshotEndScheduled = true;
-    setImmediate(() => {
-      this.#snapshotEndScheduled = false;
-      this.endSnapshot();
-    });
-  }
-
-  /** Ends the read snapshot, if one is open (a read transaction: its COMMIT writes nothing). */
-  endSnapshot(): void {
-    if (!this.#snapshot) return;
-    this.#snapshot = false;
-    if (this.#database.inTransaction) run(this.db, 'commit', []);
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire();
-    const failure = this.durability.failure;
-    if (failure) {
-      this.#lock.release();
-      throw failure;
-    }
     return new Lease(this);
+  }
+
+  /**
+   * Runs one statement; a storage fault (sqlite/faults.ts) becomes a 503 `unavailable`, and, met
+   * by a write, stops all writes until the store is re-verified (#recover).
+   */
+  guard<T>(statement: () => T, readonly: boolean): T {
+    try {
+      return statement();
+    } catch (error) {
+      if (!isStorageFault(error)) throw error;
+      throw readonly ? storeUnavailable(error) : this.durability.fail(error);
+    }
+  }
+
+  /**
+   * Resolves when writes may go on: at once while the store is healthy; while it is failing, once
+   * it has been re-verified (#recover), else rejects with `unavailable`. Called with the lock held
+   * and no group open.
+   */
+  async writable(): Promise<void> {
+    if (this.durability.failure) await this.#recover();
+  }
+
+  /**
+   * Re-verifies the store after a fault before any write is taken again (sqlite/faults.ts says
+   * why this is safe): the WAL reopened, every committed page checkpointed into the database file
+   * (synced by SQLite) and the WAL emptied, then a sync of the new WAL through our own seam.
+   */
+  async #recover(): Promise<void> {
+    await new Promise<void>((resolve) => this.durability.onceIdle(resolve));
+    try {
+      this.#walSync.close();
+      const [result] = this.#database.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result?.busy) throw new Error('another connection kept the WAL checkpoint from completing');
+      await new Promise<void>((resolve, reject) => this.#walSync.sync((error) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      this.stats.failedRecoveries++;
+      throw storeUnavailable(error);
+    }
+    this.durability.recovered();
+    this.stats.recoveries++;
   }
 
   /**
@@ -223,7 +224,7 @@ export class GroupCommitSqliteDriver implements Driver {
    */
   afterPlainStatement(lease: Lease, readonly: boolean): Promise<void> | undefined {
     if (!this.#database.inTransaction && (!readonly || this.#openedByStatements)) this.durability.committed();
-    this.#openedByStatements = this.#database.inTransaction && !this.#snapshot;
+    this.#openedByStatements = this.#database.inTransaction;
     const wait = this.durability.whenDurable();
     if (wait === null) return undefined;
     if (!this.#openedByStatements) this.#handOn(lease);
@@ -241,11 +242,14 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     if (this.#group === null) {
-      this.endSnapshot();
+      await this.writable();
       // IMMEDIATE: take the write lock now (waiting on busy_timeout if the admin CLI holds it),
       // rather than failing with SQLITE_BUSY on the first write of a deferred transaction.
-      run(this.db, 'begin immediate', []);
+      this.guard(() => run(this.db, 'begin immediate', []), false);
       this.#group = [];
+    } else if (this.durability.failure) {
+      // The open group will be rolled back (commitGroup): joining it would be in vain.
+      throw this.durability.failure;
     }
     try {
       run(this.db, `savepoint ${MEMBER}`, []);
@@ -302,7 +306,6 @@ export class GroupCommitSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#lock.acquire();
     try {
-      this.endSnapshot();
       this.commitGroup();
       await this.durability.whenDurable();
     } finally {
@@ -322,9 +325,12 @@ export class GroupCommitSqliteDriver implements Driver {
     try {
       if (!this.#database.inTransaction) {
         if (group.length === 0) return;
-        throw new Error('SQLite rolled back the group transaction before its commit');
+        // SQLite itself rolls a transaction back on some storage faults (disk full, I/O error).
+        throw this.durability.fail(new Error('SQLite rolled back the group transaction before its commit'));
       }
-      run(this.db, 'commit', []);
+      // Failing since the group began (a sync failed): its work is rolled back, never acknowledged.
+      if (this.durability.failure) throw this.durability.failure;
+      this.guard(() => run(this.db, 'commit', []), false);
       this.stats.commits++;
       this.stats.transactions += group.length;
     } catch (error) {
@@ -351,11 +357,11 @@ export class GroupCommitSqliteDriver implements Driver {
   #scheduleFlush() {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    const opened = performance.now();
+    const opened = this.#now();
     let size = -1;
     const commitOnceSettled = () => {
       const now = this.#group?.length ?? 0;
-      if (now > size && performance.now() - opened < this.#groupWindowMs) {
+      if (now > size && this.#now() - opened < this.#groupWindowMs) {
         size = now;
         setImmediate(commitOnceSettled);
         return;

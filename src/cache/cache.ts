@@ -1,0 +1,107 @@
+/**
+ * The service layer's one in-memory cache, in typed namespaces (services.ts makes them):
+ *
+ * - `apiKeys`: the API keys this process has authenticated, with their business (SQLite only:
+ *   businesses/service.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
+ *   moves when another process such as the admin CLI commits) together with a counter this
+ *   process moves whenever it writes a business or a key itself.
+ * - `pages`: rendered list pages (http/rendered.ts). Version: the business's data version, a
+ *   counter in `business_totals` that database triggers move in the same transaction as any
+ *   change to the business's dues or contacts, whatever process or code path makes it
+ *   (migration 2026-11-23T01-00_business-data-version): no write path can forget to invalidate.
+ *
+ * Every entry is kept with the version of what it was read from, and served only while the
+ * version read now is the same. Read the version *before* reading what is stored with it: data
+ * read later can only be newer than that version, and a newer version already marks it stale.
+ * Each namespace keeps its entries within a weight budget, the least recently used going first.
+ */
+export type Version = number | string;
+
+export interface CacheNamespace<V> {
+  /** The value kept for `key` if it was kept with `version`; an entry of another version is dropped. */
+  get(key: string, version: Version): V | undefined;
+  set(key: string, version: Version, value: V): void;
+  readonly size: number;
+  /** The weight of what is kept (bytes for pages, entries for keys). */
+  readonly weight: number;
+}
+
+interface Entry<V> {
+  version: Version;
+  value: V;
+  weight: number;
+}
+
+class LruNamespace<V> implements CacheNamespace<V> {
+  readonly #entries = new Map<string, Entry<V>>();
+  readonly #maxWeight: number;
+  readonly #weigh: (key: string, value: V) => number;
+  #weight = 0;
+
+  constructor(maxWeight: number, weigh: (key: string, value: V) => number) {
+    this.#maxWeight = maxWeight;
+    this.#weigh = weigh;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get weight(): number {
+    return this.#weight;
+  }
+
+  get(key: string, version: Version): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (entry.version !== version) {
+      this.#weight -= entry.weight;
+      return undefined;
+    }
+    // most recently used last
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, version: Version, value: V): void {
+    const old = this.#entries.get(key);
+    if (old !== undefined) {
+      this.#entries.delete(key);
+      this.#weight -= old.weight;
+    }
+    const weight = this.#weigh(key, value);
+    if (weight > this.#maxWeight) return;
+    for (const [oldestKey, oldest] of this.#entries) {
+      if (this.#weight + weight <= this.#maxWeight) break;
+      this.#entries.delete(oldestKey);
+      this.#weight -= oldest.weight;
+    }
+    this.#entries.set(key, { version, value, weight });
+    this.#weight += weight;
+  }
+}
+
+export const cache = {
+  /** A namespace holding at most `maxEntries` values. */
+  byCount<V>(maxEntries: number): CacheNamespace<V> {
+    return new LruNamespace<V>(maxEntries, () => 1);
+  },
+  /** A namespace of strings (rendered bodies) holding at most `maxBytes` of keys and bodies. */
+  byLength(maxBytes: number): CacheNamespace<string> {
+    return new LruNamespace<string>(maxBytes, (key, value) => key.length + value.length);
+  },
+};
+
+/**
+ * A cache key made of everything a value depends on besides its version: the parts in a fixed
+ * order, objects (a validated query) with their keys sorted, so a parameter added to a route's
+ * query schema is in the key without anyone remembering to add it.
+ */
+export function cacheKey(...parts: unknown[]): string {
+  return JSON.stringify(parts, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+}

@@ -1,0 +1,117 @@
+import { isPostgres } from '../db/precompiled.js';
+import type { Executor, WebhookEndpointTable } from '../db/schema.js';
+
+/** Webhook endpoints: the rows the API manages, and the failure count the dispatcher keeps on them. */
+
+export type EndpointRow = WebhookEndpointTable;
+
+export function insertEndpoint(db: Executor, row: EndpointRow) {
+  return db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+/** The business's endpoints that are not deleted, newest first. */
+export function listEndpoints(db: Executor, businessId: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function countEndpoints(db: Executor, businessId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function findEndpoint(db: Executor, businessId: string, id: string) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
+ * so that two concurrent creates cannot both see 19 endpoints and make 21.
+ */
+export function lockBusiness(db: Executor, businessId: string) {
+  return db
+    .selectFrom('businesses')
+    .select('id')
+    .where('id', '=', businessId)
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export function softDeleteEndpoint(db: Executor, businessId: string, id: string, at: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: at, active: 0, updated_at: at })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Locks the endpoint's row for the rest of the transaction (PostgreSQL). Recording an outcome
+ * takes the endpoint before its delivery, like delete and auto-disable do, so that concurrent
+ * outcomes for one endpoint queue up instead of deadlocking.
+ */
+export async function lockEndpoint(db: Executor, id: string) {
+  // SQLite has one writer: the transaction holds every row already.
+  if (!isPostgres(db)) return;
+  await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The test operation touches only last_triggered_at: a sample says nothing about real deliveries. */
+export function touchEndpoint(db: Executor, id: string, at: string) {
+  return db.updateTable('webhook_endpoints').set({ last_triggered_at: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Counts a batch of attempts against the endpoint, in the order they ended: a success resets the
+ * run of failures (`reset`), the failures after the last success extend it. Returns the endpoint
+ * as it now is (to decide on auto-disable and further retries).
+ */
+export async function recordEndpointOutcomes(
+  db: Executor,
+  id: string,
+  batch: { reset: boolean; failuresAfter: number; at: string },
+) {
+  const { reset, failuresAfter, at } = batch;
+  return db
+    .updateTable('webhook_endpoints')
+    .set((eb) =>
+      reset
+        ? { failure_count: failuresAfter, failing_since: failuresAfter > 0 ? at : null, last_triggered_at: at }
+        : {
+            failure_count: eb('failure_count', '+', failuresAfter),
+            failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
+            last_triggered_at: at,
+          },
+    )
+    .where('id', '=', id)
+    .returning(['active', 'deleted_at', 'failing_since'])
+    .executeTakeFirst();
+}
+
+export function disableEndpoint(db: Executor, id: string, reason: string, at: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ active: 0, disabled_reason: reason, updated_at: at })
+    .where('id', '=', id)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+}

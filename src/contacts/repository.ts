@@ -89,8 +89,44 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   return q;
 }
 
-export function listContacts(db: Executor, businessId: string, filter: ContactFilter, limit: number, offset: number) {
+/** Where a page starts (PRODUCT part 17): the list's order keys of the row given as `starting_after`. */
+export interface ContactPosition {
+  created_at: string;
+  id: string;
+}
+
+export function findContactPosition(
+  db: Executor,
+  businessId: string,
+  id: string,
+): Promise<ContactPosition | undefined> {
+  return db
+    .selectFrom('contacts')
+    .select(['created_at', 'id'])
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A page of contacts, newest first: `offset` rows skipped, or those following `after` (a cursor). */
+export function listContacts(
+  db: Executor,
+  businessId: string,
+  filter: ContactFilter,
+  limit: number,
+  offset: number,
+  after?: ContactPosition,
+) {
   return filtered(db, businessId, filter)
+    .$if(after !== undefined, (q) =>
+      q.where((eb) =>
+        eb(
+          eb.refTuple('contacts.created_at', 'contacts.id'),
+          '<',
+          eb.tuple((after as ContactPosition).created_at, (after as ContactPosition).id),
+        ),
+      ),
+    )
     .selectAll('contacts')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

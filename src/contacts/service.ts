@@ -161,12 +161,16 @@ export class ContactService {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     const db = this.deps.db;
+    const after = await this.listPosition(business, query.starting_after, offset);
     const unfiltered =
       filter.search === undefined && filter.phoneRevPrefix === undefined && filter.fuzzyName === undefined;
-    const [rows, total] = await Promise.all([
-      repo.listContacts(db, business.id, filter, limit, offset),
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore.
+    const [found, total] = await Promise.all([
+      repo.listContacts(db, business.id, filter, after === undefined ? limit : limit + 1, offset, after),
       unfiltered ? this.contactCount(business.id) : repo.countContacts(db, business.id, filter),
     ]);
+    const rows = found.length > limit ? found.slice(0, limit) : found;
+    const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     const standings = await this.standings(
       db,
       business,
@@ -180,7 +184,21 @@ export class ContactService {
       total,
       limit,
       offset,
+      hasMore,
     };
+  }
+
+  /** PRODUCT part 17: `starting_after` names a contact of this business, and comes without an offset. */
+  private async listPosition(
+    business: BusinessRow,
+    startingAfter: string | undefined,
+    offset: number,
+  ): Promise<repo.ContactPosition | undefined> {
+    if (startingAfter === undefined) return undefined;
+    if (offset !== 0) throw errors.invalid('offset', 'offset must be 0 or absent with starting_after');
+    const position = await repo.findContactPosition(this.deps.db, business.id, startingAfter);
+    if (!position) throw errors.invalid('starting_after', 'starting_after is not the id of a contact of this business');
+    return position;
   }
 
   async update(business: BusinessRow, id: string, input: UpdateContactInput) {

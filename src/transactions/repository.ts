@@ -129,15 +129,44 @@ function matchingDues(db: Executor, businessId: string, words: FuzzyWord[]) {
   return fromFuzzyMatches(db, businessId, words, 'transactions');
 }
 
+/** Where a page starts (PRODUCT part 17): the list's order keys of the row given as `starting_after`. */
+export interface ListPosition {
+  due_date: string;
+  created_at: string;
+  id: string;
+}
+
+/** The order keys of one due of the business (deleted ones too: its place in the order stands). */
+export function findListPosition(db: Executor, businessId: string, id: string): Promise<ListPosition | undefined> {
+  return db
+    .selectFrom('transactions')
+    .select(['due_date', 'created_at', 'id'])
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 function listQuery(
   q: ReturnType<typeof withContact>,
   businessId: string,
   filter: TransactionFilter,
   limit: number,
   offset: number,
+  after?: ListPosition,
 ) {
   return q
     .where((eb) => filterCondition(eb as unknown as ExpressionBuilder<Database, 'transactions'>, businessId, filter))
+    .$if(after !== undefined, (q) =>
+      // Every order key descends, so the rows after the cursor are those with smaller keys: one
+      // range of the same index the list walks (a row value compares column by column).
+      q.where((eb) =>
+        eb(
+          eb.refTuple('transactions.due_date', 'transactions.created_at', 'transactions.id'),
+          '<',
+          eb.tuple((after as ListPosition).due_date, (after as ListPosition).created_at, (after as ListPosition).id),
+        ),
+      ),
+    )
     .orderBy('transactions.due_date', 'desc')
     .orderBy('transactions.created_at', 'desc')
     .orderBy('transactions.id', 'desc')
@@ -146,14 +175,14 @@ function listQuery(
 }
 
 type ListArgs = { businessId: string; today: string; limit: number; offset: number } & Partial<
-  Record<'contactId' | 'since' | 'dueFrom' | 'dueTo', string>
+  Record<'contactId' | 'since' | 'dueFrom' | 'dueTo' | 'afterDue' | 'afterCreated' | 'afterId', string>
 >;
 /** The list statement per filter shape (the status, and which filters are given): at most 80. */
 const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<TransactionView[]>>();
 
-function listForShape(filter: TransactionFilter) {
+function listForShape(filter: TransactionFilter, after: ListPosition | undefined) {
   const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
-  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}`;
+  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
   let query = listByShape.get(shape);
   if (!query) {
     query = precompiled<ListArgs, TransactionView>((db, arg) => {
@@ -168,31 +197,40 @@ function listForShape(filter: TransactionFilter) {
         today: arg('today'),
         includeDeleted: filter.includeDeleted,
       };
-      return listQuery(withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'));
+      const afterStandIn =
+        after === undefined
+          ? undefined
+          : { due_date: arg('afterDue'), created_at: arg('afterCreated'), id: arg('afterId') };
+      return listQuery(withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'), afterStandIn);
     });
     listByShape.set(shape, query);
   }
   return query;
 }
 
-/** A page of the business's dues, newest due date first (on every list: compiled once per filter shape). */
+/**
+ * A page of the business's dues, newest due date first (on every list: compiled once per filter
+ * shape): `offset` rows skipped, or those following `after` (a cursor).
+ */
 export function listTransactions(
   db: Executor,
   businessId: string,
   filter: TransactionFilter,
   limit: number,
   offset: number,
+  after?: ListPosition,
 ): Promise<TransactionView[]> {
   if (filter.contactName !== undefined) {
     // The earlier shape's fuzzy search: as many terms as the query has words, built each time.
     const from = matchingDues(db, businessId, filter.contactName);
-    return listQuery(withContact(db, from), businessId, filter, limit, offset).execute();
+    return listQuery(withContact(db, from), businessId, filter, limit, offset, after).execute();
   }
-  return listForShape(filter)(db, {
+  return listForShape(filter, after)(db, {
     businessId,
     today: filter.today,
     limit,
     offset,
+    ...(after !== undefined && { afterDue: after.due_date, afterCreated: after.created_at, afterId: after.id }),
     ...(filter.contactId !== undefined && { contactId: filter.contactId }),
     ...(filter.since !== undefined && { since: filter.since }),
     ...(filter.dueFrom !== undefined && { dueFrom: filter.dueFrom }),

@@ -126,11 +126,28 @@ export class TransactionService {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     const db = this.deps.db;
-    const [rows, total] = await Promise.all([
-      repo.listTransactions(db, business.id, filter, limit, offset),
+    const after = await this.listPosition(business, query.starting_after, offset);
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore.
+    const [found, total] = await Promise.all([
+      repo.listTransactions(db, business.id, filter, after === undefined ? limit : limit + 1, offset, after),
       onlyStatus ? this.countFromTotals(business, filter) : repo.countTransactions(db, business.id, filter),
     ]);
-    return { rows, total, limit, offset };
+    const rows = found.length > limit ? found.slice(0, limit) : found;
+    const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
+    return { rows, total, limit, offset, hasMore };
+  }
+
+  /** PRODUCT part 17: `starting_after` names a due of this business, and comes without an offset. */
+  private async listPosition(
+    business: BusinessRow,
+    startingAfter: string | undefined,
+    offset: number,
+  ): Promise<repo.ListPosition | undefined> {
+    if (startingAfter === undefined) return undefined;
+    if (offset !== 0) throw errors.invalid('offset', 'offset must be 0 or absent with starting_after');
+    const position = await repo.findListPosition(this.deps.db, business.id, startingAfter);
+    if (!position) throw errors.invalid('starting_after', 'starting_after is not the id of a due of this business');
+    return position;
   }
 
   /** Status-only counts come from the running totals instead of counting up to millions of rows. */

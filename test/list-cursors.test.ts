@@ -192,3 +192,23 @@ describe('GET /v1/contacts?starting_after', () => {
     expect(withOffset.body.error).toMatchObject({ field: 'offset' });
   });
 });
+
+describe('GET /v1/transactions with a contact and a date-based status', () => {
+  it("splits a contact's open dues into pending and overdue on both stores", async () => {
+    const biz = await h.newBusiness();
+    const late = await biz.post('/v1/transactions', { amount_paise: 5, due_date: '2026-11-01', contact_name: 'Split' });
+    const soon = await biz.post('/v1/transactions', { amount_paise: 6, due_date: '2026-12-01', contact_name: 'Split' });
+    const contact = late.body.data.contact_id;
+    const overdue = await biz.get(`/v1/transactions?contact_id=${contact}&status=overdue`);
+    expect(overdue.status, JSON.stringify(overdue.body)).toBe(200);
+    expect(idsOf(overdue.body)).toEqual([late.body.data.id]);
+    const pending = await biz.get(
+      `/v1/transactions?contact_id=${contact}&status=pending&starting_after=${late.body.data.id}`,
+    );
+    expect(pending.status).toBe(200);
+    expect(pending.body).toMatchObject({ total: 1, data: [] });
+    expect(idsOf((await biz.get(`/v1/transactions?contact_id=${contact}&status=pending`)).body)).toEqual([
+      soon.body.data.id,
+    ]);
+  });
+});

@@ -1,4 +1,12 @@
-import { type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
 import { insertRows, isPostgres, precompiled } from '../db/precompiled.js';
@@ -71,6 +79,11 @@ export interface TransactionFilter {
   status?: StatusFilter | undefined;
   contactId?: string | undefined;
   since?: string | undefined;
+  /**
+   * `since` matches many of the business's dues (sinceMatchesMany): the list walks the due-date
+   * order and checks `since` on the way instead of sorting every match.
+   */
+  sinceMatchesMany?: boolean | undefined;
   /** due dates within these bounds, both inclusive (YYYY-MM-DD) */
   dueFrom?: string | undefined;
   dueTo?: string | undefined;
@@ -83,21 +96,36 @@ export interface TransactionFilter {
 }
 
 /**
+ * A column the planner must not pick an index for: SQLite's `+column`. Only on SQLite, which
+ * plans without statistics; PostgreSQL has them (and no unary + on dates and timestamps).
+ */
+function offIndex<T>(db: Executor, column: string) {
+  return isPostgres(db) ? sql<T>`${sql.ref(column)}` : sql<T>`+${sql.ref(column)}`;
+}
+
+/**
  * The filters as one condition, shared by the list and its count.
  *
  * The status filters are index ranges (transactions_business_open_due): stored overdue dues always
  * have a past due date, so "overdue" is exactly "open and due before today", and "pending" is
  * "open and due today or later", whether or not the sweeper has run yet.
  *
- * With a contact or a `since` filter, the status terms are kept off the index (`+open`, SQLite's
- * way to say so; harmless on PostgreSQL): SQLite has no statistics and otherwise walked every open
- * due of the business in date order looking for one contact's (6 s at 1M dues for a contact with
- * 26), where the contact's index (or the updated_at one) holds just the rows wanted.
+ * With a contact or a `since` filter, the status terms are kept off the index (offIndex): SQLite
+ * has no statistics and otherwise walked every open due of the business in date order looking
+ * for one contact's (6 s at 1M dues for a contact with 26), where the contact's index (or the
+ * updated_at one) holds just the rows wanted. A `since` that matches many dues is the opposite
+ * case: then `updated_at` is kept off the index and the list walks the due-date order.
  */
-function filterCondition(eb: ExpressionBuilder<Database, 'transactions'>, businessId: string, f: TransactionFilter) {
-  const narrower = f.contactId !== undefined || f.since !== undefined;
-  const open = narrower ? sql<number>`+${sql.ref('transactions.open')}` : sql.ref('transactions.open');
-  const dueDate = narrower ? sql<string>`+${sql.ref('transactions.due_date')}` : sql.ref('transactions.due_date');
+function filterCondition(
+  db: Executor,
+  eb: ExpressionBuilder<Database, 'transactions'>,
+  businessId: string,
+  f: TransactionFilter,
+) {
+  const sinceByIndex = f.since !== undefined && !f.sinceMatchesMany;
+  const narrower = f.contactId !== undefined || sinceByIndex;
+  const open = narrower ? offIndex<number>(db, 'transactions.open') : sql.ref<number>('transactions.open');
+  const dueDate = narrower ? offIndex<string>(db, 'transactions.due_date') : sql.ref<string>('transactions.due_date');
   const terms: Expression<SqlBool>[] = [eb('transactions.business_id', '=', businessId)];
   switch (f.status) {
     case 'pending':
@@ -115,10 +143,15 @@ function filterCondition(eb: ExpressionBuilder<Database, 'transactions'>, busine
     default:
       // Deleted dues are open = -1: outside every status range, and left out of the plain list by
       // a term kept off the index (few rows are deleted; the due-date index keeps serving the order).
-      if (!f.includeDeleted) terms.push(eb(sql<number>`+${sql.ref('transactions.open')}`, '>=', 0));
+      if (!f.includeDeleted) terms.push(eb(offIndex<number>(db, 'transactions.open'), '>=', 0));
   }
   if (f.contactId !== undefined) terms.push(eb('transactions.contact_id', '=', f.contactId));
-  if (f.since !== undefined) terms.push(eb('transactions.updated_at', '>=', f.since));
+  if (f.since !== undefined) {
+    const updatedAt = sinceByIndex
+      ? sql.ref<string>('transactions.updated_at')
+      : offIndex<string>(db, 'transactions.updated_at');
+    terms.push(eb(updatedAt, '>=', f.since));
+  }
   if (f.dueFrom !== undefined) terms.push(eb(dueDate, '>=', f.dueFrom));
   if (f.dueTo !== undefined) terms.push(eb(dueDate, '<=', f.dueTo));
   return eb.and(terms);
@@ -146,7 +179,26 @@ export function findListPosition(db: Executor, businessId: string, id: string): 
     .executeTakeFirst();
 }
 
+function keysAfter(eb: ExpressionBuilder<Database, 'transactions'>, after: ListPosition) {
+  // Every order key descends, so the rows after the cursor are those with smaller keys: one
+  // range of the same index the list walks (a row value compares column by column).
+  return eb(
+    eb.refTuple('transactions.due_date', 'transactions.created_at', 'transactions.id'),
+    '<',
+    eb.tuple(after.due_date, after.created_at, after.id),
+  );
+}
+
+/** The list's order, on any query over transactions. */
+function ordered<TB extends keyof Database, O>(q: SelectQueryBuilder<Database, TB | 'transactions', O>) {
+  return q
+    .orderBy(sql.ref('transactions.due_date'), 'desc')
+    .orderBy(sql.ref('transactions.created_at'), 'desc')
+    .orderBy(sql.ref('transactions.id'), 'desc');
+}
+
 function listQuery(
+  db: Executor,
   q: ReturnType<typeof withContact>,
   businessId: string,
   filter: TransactionFilter,
@@ -154,24 +206,30 @@ function listQuery(
   offset: number,
   after?: ListPosition,
 ) {
-  return q
-    .where((eb) => filterCondition(eb as unknown as ExpressionBuilder<Database, 'transactions'>, businessId, filter))
-    .$if(after !== undefined, (q) =>
-      // Every order key descends, so the rows after the cursor are those with smaller keys: one
-      // range of the same index the list walks (a row value compares column by column).
-      q.where((eb) =>
-        eb(
-          eb.refTuple('transactions.due_date', 'transactions.created_at', 'transactions.id'),
-          '<',
-          eb.tuple((after as ListPosition).due_date, (after as ListPosition).created_at, (after as ListPosition).id),
-        ),
-      ),
-    )
-    .orderBy('transactions.due_date', 'desc')
-    .orderBy('transactions.created_at', 'desc')
-    .orderBy('transactions.id', 'desc')
+  const where = (eb: ExpressionBuilder<Database, 'transactions'>) => {
+    const condition = filterCondition(db, eb, businessId, filter);
+    return after === undefined ? condition : eb.and([condition, keysAfter(eb, after)]);
+  };
+  return ordered(q.where((eb) => where(eb as unknown as ExpressionBuilder<Database, 'transactions'>)))
     .limit(limit)
     .offset(offset);
+}
+
+/**
+ * An offset page as a deferred join: the page's ids first, from the list's index alone (the
+ * migration 2026-11-24T06-00 puts every column the conditions read in it), then only those rows.
+ * Reading each row skipped over cost a table read per row (7 s at offset 800,000).
+ */
+function deferredListQuery(db: Executor, businessId: string, filter: TransactionFilter, limit: number, offset: number) {
+  const ids = ordered(
+    db
+      .selectFrom('transactions')
+      .select('transactions.id')
+      .where((eb) => filterCondition(db, eb, businessId, filter)),
+  )
+    .limit(limit)
+    .offset(offset);
+  return ordered(withContact(db).where('transactions.id', 'in', ids));
 }
 
 type ListArgs = { businessId: string; today: string; limit: number; offset: number } & Partial<
@@ -180,9 +238,9 @@ type ListArgs = { businessId: string; today: string; limit: number; offset: numb
 /** The list statement per filter shape (the status, and which filters are given): at most 80. */
 const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<TransactionView[]>>();
 
-function listForShape(filter: TransactionFilter, after: ListPosition | undefined) {
+function listForShape(filter: TransactionFilter, after: ListPosition | undefined, deferred: boolean) {
   const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
-  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
+  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}${filter.sinceMatchesMany ? '+m' : ''}${deferred ? '+o' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
   let query = listByShape.get(shape);
   if (!query) {
     query = precompiled<ListArgs, TransactionView>((db, arg) => {
@@ -194,14 +252,16 @@ function listForShape(filter: TransactionFilter, after: ListPosition | undefined
         since: stand(filter.since, 'since'),
         dueFrom: stand(filter.dueFrom, 'dueFrom'),
         dueTo: stand(filter.dueTo, 'dueTo'),
+        sinceMatchesMany: filter.sinceMatchesMany,
         today: arg('today'),
         includeDeleted: filter.includeDeleted,
       };
+      if (deferred) return deferredListQuery(db, arg('businessId'), standIns, arg('limit'), arg('offset'));
       const afterStandIn =
         after === undefined
           ? undefined
           : { due_date: arg('afterDue'), created_at: arg('afterCreated'), id: arg('afterId') };
-      return listQuery(withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'), afterStandIn);
+      return listQuery(db, withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'), afterStandIn);
     });
     listByShape.set(shape, query);
   }
@@ -223,9 +283,14 @@ export function listTransactions(
   if (filter.contactName !== undefined) {
     // The earlier shape's fuzzy search: as many terms as the query has words, built each time.
     const from = matchingDues(db, businessId, filter.contactName);
-    return listQuery(withContact(db, from), businessId, filter, limit, offset, after).execute();
+    return listQuery(db, withContact(db, from), businessId, filter, limit, offset, after).execute();
   }
-  return listForShape(filter, after)(db, {
+  // A cursor page starts inside the index range: nothing to skip, so no deferred join.
+  return listForShape(
+    filter,
+    after,
+    after === undefined && offset > 0,
+  )(db, {
     businessId,
     today: filter.today,
     limit,
@@ -242,8 +307,44 @@ export async function countTransactions(db: Executor, businessId: string, filter
   const from =
     filter.contactName === undefined ? db.selectFrom('transactions') : matchingDues(db, businessId, filter.contactName);
   const row = await from
-    .where((eb) => filterCondition(eb, businessId, filter))
+    .where((eb) => filterCondition(db, eb, businessId, filter))
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Whether at least `n` of the business's dues (deleted ones too) changed at or after `since`: a
+ * probe of at most `n` entries of the updated_at index, which tells the list which way to go.
+ */
+export async function updatedSinceAtLeast(db: Executor, businessId: string, since: string, n: number) {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('transactions')
+        .select(sql<number>`1`.as('one'))
+        .where('business_id', '=', businessId)
+        .where('updated_at', '>=', since)
+        .limit(n)
+        .as('probe'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n) >= n;
+}
+
+/**
+ * How many dues, not deleted, of `open` (1 open, 0 paid, undefined both) last changed before
+ * `since`: from the updated_at index alone. An incremental sync that matches most dues counts
+ * the ones it does not match instead (the total less these).
+ */
+export async function countUpdatedBefore(db: Executor, businessId: string, since: string, open: 0 | 1 | undefined) {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('updated_at', '<', since)
+    .where('open', open === undefined ? '>=' : '=', open ?? 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

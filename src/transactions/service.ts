@@ -13,8 +13,23 @@ import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import { insertDue } from './new-due.js';
 import { type PaymentInput, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
-import type { CreateTransactionInput, ListTransactionsInput, MarkPaidInput, PatchTransactionInput } from './schema.js';
+import type {
+  CreateTransactionInput,
+  ListTransactionsInput,
+  MarkPaidInput,
+  PatchTransactionInput,
+  StatusFilter,
+} from './schema.js';
 import { extendSeries } from './series.js';
+
+/**
+ * From this many dues changed since a `since`, the list walks the due-date order instead of
+ * sorting every match (transactions/repository.ts filterCondition).
+ */
+const SINCE_MANY = 1000;
+
+/** The statuses that are one value of `open` (the others also split on the due date). */
+const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
 
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
@@ -127,10 +142,13 @@ export class TransactionService {
     const offset = query.offset ?? 0;
     const db = this.deps.db;
     const after = await this.listPosition(business, query.starting_after, offset);
+    if (filter.since !== undefined) {
+      filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
+    }
     // A cursor page reads one row more than it shows: whether that row exists is hasMore.
     const [found, total] = await Promise.all([
       repo.listTransactions(db, business.id, filter, after === undefined ? limit : limit + 1, offset, after),
-      onlyStatus ? this.countFromTotals(business, filter) : repo.countTransactions(db, business.id, filter),
+      onlyStatus ? this.countFromTotals(business, filter) : this.count(business, filter),
     ]);
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
@@ -148,6 +166,30 @@ export class TransactionService {
     const position = await repo.findListPosition(this.deps.db, business.id, startingAfter);
     if (!position) throw errors.invalid('starting_after', 'starting_after is not the id of a due of this business');
     return position;
+  }
+
+  /**
+   * An incremental sync that matches most dues (a first sync from long ago) counts the dues it
+   * does not match, from the updated_at index alone, and takes them from the running totals.
+   */
+  private async count(business: BusinessRow, filter: repo.TransactionFilter): Promise<number> {
+    const db = this.deps.db;
+    const open = filter.status === undefined ? undefined : OPEN_OF_STATUS[filter.status];
+    const fromTotals =
+      filter.since !== undefined &&
+      filter.sinceMatchesMany &&
+      !filter.includeDeleted &&
+      filter.contactId === undefined &&
+      filter.dueFrom === undefined &&
+      filter.dueTo === undefined &&
+      filter.contactName === undefined &&
+      (filter.status === undefined || open !== undefined);
+    if (!fromTotals) return repo.countTransactions(db, business.id, filter);
+    const [all, unmatched] = await Promise.all([
+      this.countFromTotals(business, filter),
+      repo.countUpdatedBefore(db, business.id, filter.since as string, open),
+    ]);
+    return all - unmatched;
   }
 
   /** Status-only counts come from the running totals instead of counting up to millions of rows. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { precompiled } from '../db/precompiled.js';
+import { offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
@@ -157,23 +157,29 @@ export interface ContactBalanceRow {
  * before `today`, whatever its stored status.
  */
 export function contactBalances(db: Executor, businessId: string, contactIds: string[], today: string) {
-  return db
-    .selectFrom('transactions')
-    .select([
-      'contact_id',
-      sql<number>`count(*)`.as('total_transactions'),
-      sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
-        'outstanding_paise',
-      ),
-      sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),
-      sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
-      sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
-    ])
-    .where('business_id', '=', businessId)
-    .where('contact_id', 'in', contactIds)
-    .where('open', '>=', 0)
-    .groupBy('contact_id')
-    .execute() as Promise<ContactBalanceRow[]>;
+  return (
+    db
+      .selectFrom('transactions')
+      .select([
+        'contact_id',
+        sql<number>`count(*)`.as('total_transactions'),
+        sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
+          'outstanding_paise',
+        ),
+        sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as(
+          'pending_count',
+        ),
+        sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
+        sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
+      ])
+      .where('business_id', '=', businessId)
+      .where('contact_id', 'in', contactIds)
+      // Off the index: SQLite (no statistics) otherwise walked every due of the business through
+      // (business_id, open) instead of the contacts' own (19 s at 1M dues).
+      .where(offIndex(db, 'open'), '>=', 0)
+      .groupBy('contact_id')
+      .execute() as Promise<ContactBalanceRow[]>
+  );
 }
 
 /** The most recent dues of some contacts (by due date), enough to score their payment behaviour. */
@@ -191,7 +197,7 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
         ])
         .where('business_id', '=', businessId)
         .where('contact_id', 'in', contactIds)
-        .where('open', '>=', 0)
+        .where(offIndex(db, 'open'), '>=', 0)
         .as('d'),
     )
     .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])

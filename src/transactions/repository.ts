@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { insertRows, isPostgres, precompiled } from '../db/precompiled.js';
+import { insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -93,14 +93,6 @@ export interface TransactionFilter {
   today: string;
   /** deleted dues too (incremental sync with include_deleted) */
   includeDeleted?: boolean | undefined;
-}
-
-/**
- * A column the planner must not pick an index for: SQLite's `+column`. Only on SQLite, which
- * plans without statistics; PostgreSQL has them (and no unary + on dates and timestamps).
- */
-function offIndex<T>(db: Executor, column: string) {
-  return isPostgres(db) ? sql<T>`${sql.ref(column)}` : sql<T>`+${sql.ref(column)}`;
 }
 
 /**

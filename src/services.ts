@@ -6,6 +6,7 @@ import { ChatCommandService } from './chat-commands/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
+import { BusinessGate } from './lib/business-gate.js';
 import type { Clock } from './lib/clock.js';
 import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
@@ -34,6 +35,9 @@ export interface Services {
   pages: CacheNamespace<string> | undefined;
 }
 
+/** A business's list reads that wait for one of its running ones to end; more are answered 429. */
+const READS_QUEUED_PER_BUSINESS = 32;
+
 /** The rules of the service, shared by the HTTP app, the workers and the admin CLI. */
 export function createServices(deps: {
   store: Store;
@@ -54,7 +58,12 @@ export function createServices(deps: {
     storeKind: deps.store.kind,
     dataDir: config.dataDir,
   });
-  const contacts = new ContactService({ db, clock });
+  // The lists run on the store's read threads (SQLite) and at most readsPerBusiness at once per business.
+  const reads = {
+    db: deps.store.reads,
+    gate: new BusinessGate(deps.store.readsPerBusiness, READS_QUEUED_PER_BUSINESS),
+  };
+  const contacts = new ContactService({ db, clock, reads });
   const businesses = new BusinessService({
     db,
     clock,
@@ -64,7 +73,7 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
-  const transactions = new TransactionService({ db, clock, contacts });
+  const transactions = new TransactionService({ db, clock, contacts, reads });
   const summary = new SummaryService({ db, clock });
   const reminders = new ReminderService({
     db,

@@ -9,7 +9,7 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ now: NOW });
+  h = await startHarness({ now: NOW, reads: { readThreads: 2 } });
 });
 afterAll(() => h.close());
 

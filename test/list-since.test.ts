@@ -16,7 +16,7 @@ let ids: string[];
 let before: string;
 let between: string;
 beforeAll(async () => {
-  h = await startHarness({ now: NOW });
+  h = await startHarness({ now: NOW, reads: { readThreads: 2 } });
   biz = await h.newBusiness();
   before = h.clock.now().toISOString();
   h.clock.advance(1000);

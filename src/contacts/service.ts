@@ -2,6 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
+import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -45,8 +46,14 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   return phone;
 }
 
+/** Where the long reads run (the store's read threads) and the per-business bound on them. */
+export interface LongReads {
+  db: Db;
+  gate: BusinessGate;
+}
+
 export class ContactService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; reads?: LongReads }) {}
 
   /**
    * Finds the business's contact with this name, or creates it (emitting contact.created).
@@ -146,6 +153,12 @@ export class ContactService {
    * tolerated; a search without any word is ignored.
    */
   async list(business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string } = {}) {
+    const reads = this.deps.reads;
+    if (!reads) return this.listOn(this.deps.db, business, query, more);
+    return reads.gate.run(business.id, () => this.listOn(reads.db, business, query, more));
+  }
+
+  private async listOn(db: Executor, business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string }) {
     const filter: repo.ContactFilter = {};
     if (more.fuzzySearch !== undefined) filter.fuzzyName = fuzzyQuery(more.fuzzySearch) ?? undefined;
     if (query.search !== undefined) {
@@ -160,15 +173,20 @@ export class ContactService {
     }
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const db = this.deps.db;
     const after = await this.listPosition(business, query.starting_after, offset);
     const unfiltered =
       filter.search === undefined && filter.phoneRevPrefix === undefined && filter.fuzzyName === undefined;
-    // A cursor page reads one row more than it shows: whether that row exists is hasMore.
-    const [found, total] = await Promise.all([
-      repo.listContacts(db, business.id, filter, after === undefined ? limit : limit + 1, offset, after),
-      unfiltered ? this.contactCount(business.id) : repo.countContacts(db, business.id, filter),
-    ]);
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
+    // statement after the other: a business's list holds one read thread at a time (gate).
+    const found = await repo.listContacts(
+      db,
+      business.id,
+      filter,
+      after === undefined ? limit : limit + 1,
+      offset,
+      after,
+    );
+    const total = unfiltered ? await this.contactCount(business.id) : await repo.countContacts(db, business.id, filter);
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     const standings = await this.standings(
@@ -239,10 +257,8 @@ export class ContactService {
     if (contactIds.length === 0) return result;
     const now = this.deps.clock.now();
     const today = localDate(business.timezone, now);
-    const [balances, dues] = await Promise.all([
-      repo.contactBalances(db, business.id, contactIds, today),
-      repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT),
-    ]);
+    const balances = await repo.contactBalances(db, business.id, contactIds, today);
+    const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
     const duesByContact = new Map<string, { amountPaise: number; dueDate: string; paidDate: string | null }[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);

@@ -2,7 +2,7 @@ import { type BusinessRow, findBusiness } from '../businesses/repository.js';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
-import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
+import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
 import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -35,7 +35,7 @@ const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, p
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
 export class TransactionService {
-  constructor(private readonly deps: { db: Db; clock: Clock; contacts: ContactService }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; contacts: ContactService; reads?: LongReads }) {}
 
   today(business: BusinessRow): string {
     return localDate(business.timezone, this.deps.clock.now());
@@ -120,6 +120,18 @@ export class TransactionService {
     more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string } = {},
     today: string = this.today(business),
   ) {
+    const reads = this.deps.reads;
+    if (!reads) return this.listOn(this.deps.db, business, query, more, today);
+    return reads.gate.run(business.id, () => this.listOn(reads.db, business, query, more, today));
+  }
+
+  private async listOn(
+    db: Db,
+    business: BusinessRow,
+    query: ListTransactionsInput,
+    more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string },
+    today: string,
+  ) {
     const filter: repo.TransactionFilter = {
       status: query.status as repo.TransactionFilter['status'],
       contactId: query.contact_id,
@@ -140,16 +152,21 @@ export class TransactionService {
       filter.contactName === undefined;
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const db = this.deps.db;
     const after = await this.listPosition(business, query.starting_after, offset);
     if (filter.since !== undefined) {
       filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
     }
-    // A cursor page reads one row more than it shows: whether that row exists is hasMore.
-    const [found, total] = await Promise.all([
-      repo.listTransactions(db, business.id, filter, after === undefined ? limit : limit + 1, offset, after),
-      onlyStatus ? this.countFromTotals(business, filter) : this.count(business, filter),
-    ]);
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
+    // statement after the other: a business's list holds one read thread at a time (gate).
+    const found = await repo.listTransactions(
+      db,
+      business.id,
+      filter,
+      after === undefined ? limit : limit + 1,
+      offset,
+      after,
+    );
+    const total = onlyStatus ? await this.countFromTotals(business, filter) : await this.count(db, business, filter);
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     return { rows, total, limit, offset, hasMore };
@@ -172,8 +189,7 @@ export class TransactionService {
    * An incremental sync that matches most dues (a first sync from long ago) counts the dues it
    * does not match, from the updated_at index alone, and takes them from the running totals.
    */
-  private async count(business: BusinessRow, filter: repo.TransactionFilter): Promise<number> {
-    const db = this.deps.db;
+  private async count(db: Db, business: BusinessRow, filter: repo.TransactionFilter): Promise<number> {
     const open = filter.status === undefined ? undefined : OPEN_OF_STATUS[filter.status];
     const fromTotals =
       filter.since !== undefined &&
@@ -185,10 +201,8 @@ export class TransactionService {
       filter.contactName === undefined &&
       (filter.status === undefined || open !== undefined);
     if (!fromTotals) return repo.countTransactions(db, business.id, filter);
-    const [all, unmatched] = await Promise.all([
-      this.countFromTotals(business, filter),
-      repo.countUpdatedBefore(db, business.id, filter.since as string, open),
-    ]);
+    const all = await this.countFromTotals(business, filter);
+    const unmatched = await repo.countUpdatedBefore(db, business.id, filter.since as string, open);
     return all - unmatched;
   }
 

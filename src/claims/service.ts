@@ -1,0 +1,72 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import type { Db } from '../db/schema.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { balanceOf } from '../transactions/domain.js';
+import { type RecordedPayment, recordPaymentIn } from '../transactions/payments.js';
+import * as transactionsRepo from '../transactions/repository.js';
+import * as repo from './repository.js';
+
+/**
+ * "I have paid" claims, decided by the business (PRODUCT part 11). Confirming one records a
+ * payment (source claim, method upi, utr = the claim's reference) in the same database
+ * transaction as the decision, so a claim is confirmed exactly when its payment exists.
+ * The earlier shape's claimCount still counts claims made, whatever became of them.
+ */
+export class ClaimService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  /** A due's claims, oldest first; an unknown, deleted or another business's due: 404. */
+  async list(business: BusinessRow, transactionId: string) {
+    const due = await transactionsRepo.findTransaction(this.deps.db, business.id, transactionId);
+    if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
+    return repo.listClaims(this.deps.db, business.id, transactionId);
+  }
+
+  async confirm(
+    business: BusinessRow,
+    transactionId: string,
+    claimId: string,
+    input: { amount_paise?: number | undefined },
+  ): Promise<{ claim: repo.ClaimRow } & RecordedPayment> {
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      // The due first, as every payment does: claims of one due are decided one at a time.
+      const due = await transactionsRepo.lockTransaction(trx, business.id, transactionId);
+      if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
+      const claim = await repo.findClaim(trx, business.id, transactionId, claimId);
+      if (!claim) throw errors.notFound('claim');
+      if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
+      if (due.status === 'paid') throw errors.conflict('transaction is already paid');
+      const decided = await repo.decideClaim(trx, claimId, 'confirmed', now.toISOString());
+      if (!decided) throw errors.conflict('claim is already decided');
+      const recorded = await recordPaymentIn(
+        trx,
+        business,
+        transactionId,
+        {
+          amountPaise: input.amount_paise ?? balanceOf(due),
+          utr: claim.reference,
+          paymentMethod: 'upi',
+          source: 'claim',
+        },
+        now,
+      );
+      return { claim: decided, ...recorded };
+    });
+  }
+
+  async reject(business: BusinessRow, transactionId: string, claimId: string): Promise<repo.ClaimRow> {
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      const due = await transactionsRepo.findTransaction(trx, business.id, transactionId);
+      if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
+      const claim = await repo.findClaim(trx, business.id, transactionId, claimId);
+      if (!claim) throw errors.notFound('claim');
+      if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
+      const decided = await repo.decideClaim(trx, claimId, 'rejected', now.toISOString());
+      if (!decided) throw errors.conflict('claim is already decided');
+      return decided;
+    });
+  }
+}

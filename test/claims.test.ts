@@ -20,7 +20,7 @@ afterAll(async () => {
 type Due = Awaited<ReturnType<typeof newDue>>;
 
 async function claim(due: Due, reference?: string) {
-  const fields = reference === undefined ? {} : { reference };
+  const fields: Record<string, string> = reference === undefined ? {} : { reference };
   const res = await h.request('POST', `${new URL(due.pay_page_url).pathname}/claim`, {
     payload: new URLSearchParams(fields).toString(),
     headers: FORM,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayError } from '../src/payments-gateway/port.js';
 import { RazorpayGateway } from '../src/payments-gateway/razorpay.js';
 import { createHttpSender } from '../src/webhooks/sender.js';
 import { eventsOf, newDue } from './helpers/dues.js';
@@ -381,5 +382,74 @@ describe('GET /v1/payments', () => {
 
   it('needs an API key', async () => {
     expect((await h.request('GET', '/v1/payments?unapplied=true')).status).toBe(401);
+  });
+});
+
+describe('the Razorpay adapter', () => {
+  const input = {
+    transactionId: randomUUID(),
+    amountPaise: 1000,
+    currency: 'INR',
+    description: 'x',
+    customerPhone: null,
+    customerName: 'Someone',
+    callbackUrl: 'https://pay.example.test/pay/t',
+  };
+  const adapter = (apiBase: string) =>
+    new RazorpayGateway({
+      apiBase,
+      keyId: fake.keyId,
+      keySecret: fake.keySecret,
+      timeoutMs: 300,
+      retries: 1,
+      retryDelayMs: 1,
+    });
+
+  it('gives up on a gateway that does not answer after its timeout, retrying once', async () => {
+    fake.mode = 'hang';
+    const before = fake.calls.length;
+    const failure = await adapter(fake.base)
+      .createLink(input)
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GatewayError);
+    expect((failure as GatewayError).message).toBe('the payment gateway did not answer within 300 ms');
+    expect(fake.calls.length - before).toBe(2);
+  });
+
+  it('reports an unreachable gateway without its credentials', async () => {
+    const failure = await adapter('http://127.0.0.1:1')
+      .createLink(input)
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GatewayError);
+    expect((failure as GatewayError).message).toBe('the payment gateway could not be reached');
+    expect(JSON.stringify({ ...(failure as GatewayError), message: (failure as GatewayError).message })).not.toContain(
+      fake.keySecret,
+    );
+  });
+
+  it("does not retry a refusal and keeps the gateway's reason for the logs", async () => {
+    // A cancel of an unknown link is refused by the fake (400): no retry, a GatewayError.
+    const before = fake.calls.length;
+    const failure = await adapter(fake.base)
+      .cancelLink('plink_nope')
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GatewayError);
+    expect((failure as GatewayError).detail).toContain('does not exist');
+    expect(fake.calls.length - before).toBe(1);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('documents the claims, unapplied payments and the Razorpay webhook', async () => {
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/transactions/{id}/claims',
+        '/v1/transactions/{id}/claims/{claimId}/confirm',
+        '/v1/transactions/{id}/claims/{claimId}/reject',
+        '/v1/payments',
+        '/channels/razorpay/webhook',
+      ]),
+    );
   });
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrations } from '../src/db/migrations/index.js';
 import { openStore } from '../src/db/store.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
-import { freePort, startScript, storeEnv } from './helpers/processes.js';
+import { startScript, storeEnv } from './helpers/processes.js';
+import { freePort } from './helpers/throwaway-servers.js';
 
 let h: Harness;
 beforeAll(async () => {

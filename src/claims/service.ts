@@ -1,11 +1,24 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { Db } from '../db/schema.js';
+import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { balanceOf } from '../transactions/domain.js';
 import { type RecordedPayment, recordPaymentIn } from '../transactions/payments.js';
 import * as transactionsRepo from '../transactions/repository.js';
 import * as repo from './repository.js';
+
+/**
+ * The due (locked, as every payment locks it first: claims of one due are decided one at a time)
+ * and its claim, which must still be pending.
+ */
+async function pendingClaim(trx: Trx, business: BusinessRow, transactionId: string, claimId: string) {
+  const due = await transactionsRepo.lockTransaction(trx, business.id, transactionId);
+  if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
+  const claim = await repo.findClaim(trx, business.id, transactionId, claimId);
+  if (!claim) throw errors.notFound('claim');
+  if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
+  return { due, claim };
+}
 
 /**
  * "I have paid" claims, decided by the business (PRODUCT part 11). Confirming one records a
@@ -31,12 +44,7 @@ export class ClaimService {
   ): Promise<{ claim: repo.ClaimRow } & RecordedPayment> {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
-      // The due first, as every payment does: claims of one due are decided one at a time.
-      const due = await transactionsRepo.lockTransaction(trx, business.id, transactionId);
-      if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
-      const claim = await repo.findClaim(trx, business.id, transactionId, claimId);
-      if (!claim) throw errors.notFound('claim');
-      if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
+      const { due, claim } = await pendingClaim(trx, business, transactionId, claimId);
       if (due.status === 'paid') throw errors.conflict('transaction is already paid');
       const decided = await repo.decideClaim(trx, claimId, 'confirmed', now.toISOString());
       if (!decided) throw errors.conflict('claim is already decided');
@@ -59,11 +67,7 @@ export class ClaimService {
   async reject(business: BusinessRow, transactionId: string, claimId: string): Promise<repo.ClaimRow> {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
-      const due = await transactionsRepo.findTransaction(trx, business.id, transactionId);
-      if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
-      const claim = await repo.findClaim(trx, business.id, transactionId, claimId);
-      if (!claim) throw errors.notFound('claim');
-      if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
+      await pendingClaim(trx, business, transactionId, claimId);
       const decided = await repo.decideClaim(trx, claimId, 'rejected', now.toISOString());
       if (!decided) throw errors.conflict('claim is already decided');
       return decided;

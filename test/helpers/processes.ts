@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from './throwaway-servers.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -39,18 +39,6 @@ export function storeEnv(h: { dataDir: string; databaseUrl: string | undefined }
   return h.databaseUrl
     ? { DATABASE_URL: h.databaseUrl, DATA_DIR: h.dataDir }
     : { DATA_DIR: h.dataDir, DATABASE_URL: '' };
-}
-
-/** A port free right now on 127.0.0.1, for a child process to listen on. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 /**

@@ -211,3 +211,31 @@ describe('the pay page without a payments gateway', () => {
     expect((await h.request('POST', `${path}/online`, { payload: '', headers: FORM })).status).toBe(404);
   });
 });
+
+describe('claims.listPending (the service behind the dashboard)', () => {
+  it("lists the business's pending claims on open dues, newest first, with their due", async () => {
+    const biz = await h.newBusiness();
+    const first = await newDue(biz, { amount_paise: 5000, contact_name: 'First Buyer', invoice_number: 'A-1' });
+    await claim(first, 'older');
+    h.clock.advance(60_000);
+    const second = await newDue(biz, { amount_paise: 7000, contact_name: 'Second Buyer' });
+    await claim(second, 'newer');
+    const decided = await newDue(biz);
+    await claim(decided, 'rejected one');
+    const [rejected] = await claimsOf(biz, decided);
+    expect((await biz.post(`/v1/transactions/${decided.id}/claims/${rejected?.id}/reject`)).status).toBe(200);
+    const settled = await newDue(biz);
+    await claim(settled, 'paid anyway');
+    expect((await biz.post(`/v1/transactions/${settled.id}/mark-paid`)).status).toBe(200);
+    await claim(await newDue(await h.newBusiness()), 'another business');
+
+    const pending = await h.services.claims.listPending(biz.business, { limit: 10, offset: 0 });
+    expect(pending.map((p) => [p.claim.reference, p.transactionId, p.contactName, p.balancePaise])).toEqual([
+      ['newer', second.id, 'Second Buyer', 7000],
+      ['older', first.id, 'First Buyer', 5000],
+    ]);
+    expect(pending[1]).toMatchObject({ dueDate: '2026-12-01', invoiceNumber: 'A-1' });
+    expect(await h.services.claims.listPending(biz.business, { limit: 1, offset: 1 })).toHaveLength(1);
+    h.clock.set(NOW);
+  });
+});

@@ -33,4 +33,28 @@ export function decideClaim(db: Executor, claimId: string, status: 'confirmed' |
     .executeTakeFirst();
 }
 
+/** The business's pending claims on dues still open, newest first, with what the due is. */
+export function listPendingClaims(db: Executor, businessId: string, limit: number, offset: number) {
+  return db
+    .selectFrom('payment_claims')
+    .innerJoin('transactions', 'transactions.id', 'payment_claims.transaction_id')
+    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
+    .selectAll('payment_claims')
+    .select([
+      'contacts.name as contact_name',
+      'transactions.amount_paise',
+      'transactions.amount_paid_paise',
+      'transactions.due_date',
+      'transactions.invoice_number',
+    ])
+    .where('payment_claims.business_id', '=', businessId)
+    .where('payment_claims.status', '=', 'pending')
+    .where('transactions.open', '=', 1)
+    .orderBy('payment_claims.created_at', 'desc')
+    .orderBy('payment_claims.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
 export type ClaimRow = PaymentClaimTable;

@@ -36,6 +36,22 @@ export class ClaimService {
     return repo.listClaims(this.deps.db, business.id, transactionId);
   }
 
+  /**
+   * Claims waiting for the business across its open dues, newest first, each with its due's
+   * contact, balance and date (for the dashboard). Claims on dues settled since are left out.
+   */
+  async listPending(business: BusinessRow, page: { limit: number; offset: number }) {
+    const rows = await repo.listPendingClaims(this.deps.db, business.id, page.limit, page.offset);
+    return rows.map((r) => ({
+      claim: r as repo.ClaimRow,
+      transactionId: r.transaction_id,
+      contactName: r.contact_name,
+      balancePaise: balanceOf(r),
+      dueDate: r.due_date,
+      invoiceNumber: r.invoice_number,
+    }));
+  }
+
   async confirm(
     business: BusinessRow,
     transactionId: string,

@@ -20,6 +20,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
     .execute();
   await db.schema.alterTable('payment_claims').addColumn('decided_at', t.timestamp).execute();
+  // The business's claims waiting for a decision, newest first (the dashboard's list).
+  await db.schema
+    .createIndex('payment_claims_business_status_created')
+    .on('payment_claims')
+    .columns(['business_id', 'status', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('payment_links')
@@ -61,6 +67,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('gateway_payments').execute();
   await db.schema.dropTable('payment_links').execute();
+  await db.schema.dropIndex('payment_claims_business_status_created').execute();
   await db.schema.alterTable('payment_claims').dropColumn('decided_at').execute();
   await db.schema.alterTable('payment_claims').dropColumn('status').execute();
 }

@@ -451,8 +451,8 @@ function inboundFailingOn(
 ): ChatInboundService {
   const db = h.store.db.withPlugin(failingInsertsInto(table));
   const { clock } = h;
-  const { channel, businesses, contacts, reminders, summary } = h.services;
-  const transactions = makeTransactions({ db, clock, contacts });
+  const { channel, businesses, contacts, reminders, summary, idempotency } = h.services;
+  const transactions = makeTransactions({ db, clock, contacts, idempotency });
   const commands = new ChatCommandService({
     db,
     clock,
@@ -514,9 +514,9 @@ describe('a payment that fails part-way', () => {
     const before = graph.requests.length;
     // Marking the newer due paid fails (as a lost database would), after the older one was paid.
     class FailingOnNewer extends TransactionService {
-      override recordPayment(...args: Parameters<TransactionService['recordPayment']>) {
-        if (args[1] === newer.id) return Promise.reject(new Error('injected failure recording a payment'));
-        return super.recordPayment(...args);
+      override recordPaymentIn(...args: Parameters<TransactionService['recordPaymentIn']>) {
+        if (args[2] === newer.id) return Promise.reject(new Error('injected failure recording a payment'));
+        return super.recordPaymentIn(...args);
       }
     }
     const inbound = inboundFailingOn('nothing', (deps) => new FailingOnNewer(deps));

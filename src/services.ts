@@ -80,6 +80,7 @@ export function createServices(deps: {
   const commands = new ChatCommandService({
     db,
     clock,
+    idempotency,
     transactions,
     reminders,
     summary,

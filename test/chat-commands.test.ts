@@ -536,6 +536,16 @@ describe('a payment that fails part-way', () => {
 });
 
 describe('a crash after the command committed, before the message was marked seen', () => {
+  it('two deliveries of one message at once: one due, one reply', async () => {
+    const shop = await newShop();
+    const id = newMessageId();
+    const before = graph.requests.length;
+    await Promise.all([send(shop.phone, 'add Qadir 300', id), send(shop.phone, 'add Qadir 300', id)]);
+    const replies = graph.requests.slice(before).map((r) => r.body.text.body as string);
+    expect(replies).toEqual([expect.stringContaining('Added ₹300.00 for Qadir')]);
+    expect(await dues(shop)).toHaveLength(1);
+  });
+
   it('add: the redelivery replays the reply and adds nothing more', async () => {
     const shop = await newShop();
     const message = { id: newMessageId(), from: shop.phone, text: 'add Ojas 450' };

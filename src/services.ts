@@ -7,6 +7,7 @@ import { ClaimService } from './claims/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
+import { IdempotencyStore } from './idempotency/store.js';
 import type { Clock } from './lib/clock.js';
 import { createGateway } from './payments-gateway/index.js';
 import type { PaymentsGateway } from './payments-gateway/port.js';
@@ -33,6 +34,8 @@ export interface Services {
   /** payment links and gateway payments (PAYMENTS_GATEWAY), and unapplied money */
   moneyIn: GatewayService;
   chatInbound: ChatInboundService;
+  /** Idempotency-Key records, written by the services inside their transactions */
+  idempotency: IdempotencyStore;
   webhooks: WebhookService;
   /** fans outbox events out to deliveries and sends them (run by the webhook worker job) */
   webhookDispatcher: WebhookDispatcher;
@@ -64,7 +67,8 @@ export function createServices(deps: {
     storeKind: deps.store.kind,
     dataDir: config.dataDir,
   });
-  const contacts = new ContactService({ db, clock });
+  const idempotency = new IdempotencyStore({ db, clock, storeKind: deps.store.kind });
+  const contacts = new ContactService({ db, clock, idempotency });
   const businesses = new BusinessService({
     db,
     clock,
@@ -74,7 +78,7 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
-  const transactions = new TransactionService({ db, clock, contacts });
+  const transactions = new TransactionService({ db, clock, contacts, idempotency });
   const summary = new SummaryService({ db, clock });
   const reminders = new ReminderService({
     db,
@@ -86,6 +90,7 @@ export function createServices(deps: {
   const commands = new ChatCommandService({
     db,
     clock,
+    idempotency,
     transactions,
     reminders,
     summary,
@@ -100,6 +105,7 @@ export function createServices(deps: {
     reminders,
     claims: new ClaimService({ db, clock }),
     moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
+    idempotency,
     chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
     webhookDispatcher: new WebhookDispatcher({

@@ -35,8 +35,7 @@ function sendHtml(reply: FastifyReply, status: number, page: string, headers = S
   return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 }
 
-const GATEWAY_DOWN =
-  'Online payment is not available right now. Please try again in a few minutes, or pay by UPI and tell us below.';
+const GATEWAY_DOWN = 'Online payment is not available right now. Please try again in a few minutes.';
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
 function parseForm(body: string): Record<string, string> {

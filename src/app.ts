@@ -4,10 +4,10 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
+import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
-import { Idempotency } from './http/idempotency.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RenderedResponses } from './http/rendered.js';
 import { ErrorBody } from './http/schemas.js';
@@ -17,6 +17,8 @@ import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
 import { opsRoutes } from './ops/routes.js';
+import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
+import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
@@ -45,14 +47,6 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
-  app.decorate(
-    'idempotency',
-    new Idempotency({
-      db: deps.store.db,
-      clock: deps.clock,
-      storeKind: deps.store.kind,
-    }),
-  );
   app.decorate('rendered', new RenderedResponses(deps.services.pages, deps.metrics.renderedResponses));
   app.decorateRequest('auth', null as never);
   app.setValidatorCompiler(validatorCompiler);
@@ -85,6 +79,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...contactSchemas,
     ...transactionSchemas,
     ...webhookSchemas,
+    ...claimSchemas,
+    ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
   ]) {
@@ -95,6 +91,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
   await app.register(whatsappWebhookRoutes);
+  await app.register(razorpayWebhookRoutes);
 
   const authenticate = authenticationHook({
     config,
@@ -108,6 +105,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(summaryRoutes);
       await v1.register(contactRoutes);
       await v1.register(transactionRoutes);
+      await v1.register(claimRoutes);
+      await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
       await v1.register(webhookRoutes);
     },

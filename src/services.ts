@@ -3,11 +3,16 @@ import { type CacheNamespace, cache } from './cache/cache.js';
 import type { ChatChannel } from './channels/channel.js';
 import { createChannel } from './channels/index.js';
 import { ChatCommandService } from './chat-commands/service.js';
+import { ClaimService } from './claims/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
+import { IdempotencyStore } from './idempotency/store.js';
 import { BusinessGate } from './lib/business-gate.js';
 import type { Clock } from './lib/clock.js';
+import { createGateway } from './payments-gateway/index.js';
+import type { PaymentsGateway } from './payments-gateway/port.js';
+import { GatewayService } from './payments-gateway/service.js';
 import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
 import { SummaryService } from './summary/service.js';
@@ -25,7 +30,13 @@ export interface Services {
   /** the chat channel port (CHAT_CHANNEL), shared by reminders and inbound replies */
   channel: ChatChannel;
   reminders: ReminderService;
+  /** "I have paid" claims, confirmed or rejected by the business (PRODUCT part 11) */
+  claims: ClaimService;
+  /** payment links and gateway payments (PAYMENTS_GATEWAY), and unapplied money */
+  moneyIn: GatewayService;
   chatInbound: ChatInboundService;
+  /** Idempotency-Key records, written by the services inside their transactions */
+  idempotency: IdempotencyStore;
   webhooks: WebhookService;
   /** fans outbox events out to deliveries and sends them (run by the webhook worker job) */
   webhookDispatcher: WebhookDispatcher;
@@ -45,6 +56,8 @@ export function createServices(deps: {
   config: Config;
   channel?: ChatChannel;
   webhookSender?: WebhookSender;
+  /** the payments gateway port; default: the adapter PAYMENTS_GATEWAY names, if any */
+  gateway?: PaymentsGateway;
 }): Services {
   const { db } = deps.store;
   const { clock, config } = deps;
@@ -58,12 +71,13 @@ export function createServices(deps: {
     storeKind: deps.store.kind,
     dataDir: config.dataDir,
   });
+  const idempotency = new IdempotencyStore({ db, clock, storeKind: deps.store.kind });
   // The lists run on the store's read threads (SQLite) and at most readsPerBusiness at once per business.
   const reads = {
     db: deps.store.reads,
     gate: new BusinessGate(deps.store.readsPerBusiness, READS_QUEUED_PER_BUSINESS),
   };
-  const contacts = new ContactService({ db, clock, reads });
+  const contacts = new ContactService({ db, clock, idempotency, reads });
   const businesses = new BusinessService({
     db,
     clock,
@@ -73,7 +87,7 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
-  const transactions = new TransactionService({ db, clock, contacts, reads });
+  const transactions = new TransactionService({ db, clock, contacts, idempotency, reads });
   const summary = new SummaryService({ db, clock });
   const reminders = new ReminderService({
     db,
@@ -85,6 +99,7 @@ export function createServices(deps: {
   const commands = new ChatCommandService({
     db,
     clock,
+    idempotency,
     transactions,
     reminders,
     summary,
@@ -97,6 +112,9 @@ export function createServices(deps: {
     summary,
     channel,
     reminders,
+    claims: new ClaimService({ db, clock }),
+    moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
+    idempotency,
     chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
     webhookDispatcher: new WebhookDispatcher({

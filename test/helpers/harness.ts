@@ -16,6 +16,7 @@ import { migrate, openStore, type Store } from '../../src/db/store.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import type { App } from '../../src/http/types.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { PaymentsGateway } from '../../src/payments-gateway/port.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/memory.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
@@ -122,6 +123,8 @@ export async function startHarness(
     sqlite?: StorageSeams;
     /** SQLite read threads for the lists (db/sqlite/read-pool.ts; off unless given), the per-business bound, the hold seam */
     reads?: { readThreads?: number; readsPerBusiness?: number; readHold?: ReadHold };
+    /** the payments gateway port (default: the adapter PAYMENTS_GATEWAY in env names) */
+    gateway?: PaymentsGateway;
   } = {},
 ): Promise<Harness> {
   const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite, options.reads);
@@ -140,6 +143,7 @@ export async function startHarness(
     clock,
     config,
     ...(options.webhookSender && { webhookSender: options.webhookSender }),
+    ...(options.gateway && { gateway: options.gateway }),
   });
   const metrics = createMetrics();
   const rateLimits = new MemoryRateLimitStore(clock);

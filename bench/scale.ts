@@ -98,7 +98,7 @@ export async function runScale(): Promise<void> {
     for (let i = 0; i < 20; i++) {
       await get(`/v1/transactions?since=${since}&limit=200`, data.smallApiKey);
       await get('/v1/transactions?limit=48&offset=900', data.smallApiKey);
-      await get(`/v1/transactions/${data.smallDueIds[i] as string}`, data.smallApiKey);
+      await get(`/v1/transactions/${data.smallDueIds[i % data.smallDueIds.length] as string}`, data.smallApiKey);
     }
     results.firstSinceMs = (await get(`/v1/transactions?since=${since}&limit=200`)).ms;
     results.deepOffsetMs = (await get(`/v1/transactions?limit=48&offset=${Math.max(0, dues - 1000)}`)).ms;

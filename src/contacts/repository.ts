@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { precompiled } from '../db/precompiled.js';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
-export type ContactRow = ContactTable;
+export type ContactRow = Selectable<ContactTable>;
 
 const findContactQuery = precompiled<{ businessId: string; id: string }, ContactRow>((db, arg) =>
   db.selectFrom('contacts').selectAll().where('business_id', '=', arg('businessId')).where('id', '=', arg('id')),

@@ -72,6 +72,7 @@ export class ContactService {
       business_id: business.id,
       name,
       name_key: nameKey,
+      reminders_paused: 0,
       phone,
       phone_rev: phone === null ? null : reversedDigits(phone),
       created_at: now.toISOString(),

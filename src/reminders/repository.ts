@@ -33,7 +33,7 @@ export function findLeasedReminder(db: Executor, id: string, leaseId: string) {
 export function lockContact(db: Executor, businessId: string, contactId: string, isPostgres: boolean) {
   return db
     .selectFrom('contacts')
-    .select(['id', 'phone'])
+    .select(['id', 'phone', 'reminders_paused'])
     .where('business_id', '=', businessId)
     .where('id', '=', contactId)
     .$if(isPostgres, (q) => q.forUpdate())
@@ -150,6 +150,33 @@ export function cancelScheduledFor(db: Executor, transactionId: string, reason: 
     .set({ status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at })
     .where('transaction_id', '=', transactionId)
     .where('status', '=', 'scheduled')
+    .execute();
+}
+
+/** Steps of a due's sequence still to come, or cancelled by a pause with their moment still ahead. */
+export function deleteReplaceableSteps(db: Executor, transactionId: string, now: string) {
+  return db
+    .deleteFrom('reminders')
+    .where('transaction_id', '=', transactionId)
+    .where('kind', '=', 'automatic')
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'scheduled'),
+        eb.and([eb('status', '=', 'cancelled'), eb('reason', '=', 'paused'), eb('scheduled_for', '>', now)]),
+      ]),
+    )
+    .execute();
+}
+
+/** A due's automatic reminders (its sequence), oldest first. */
+export function listSteps(db: Executor, transactionId: string) {
+  return db
+    .selectFrom('reminders')
+    .select(['template', 'scheduled_for', 'status', 'reason'])
+    .where('transaction_id', '=', transactionId)
+    .where('kind', '=', 'automatic')
+    .orderBy('scheduled_for')
+    .orderBy('id')
     .execute();
 }
 

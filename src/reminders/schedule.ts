@@ -1,45 +1,50 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
-import { instantAt } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import * as repo from './repository.js';
+import { STEP_HOUR, sequenceFor } from './sequence.js';
 
-/** The automatic reminder goes out at this local time on the due date. */
-export const AUTOMATIC_HOUR = 10;
+/** Automatic reminders go out at this local time. */
+export const AUTOMATIC_HOUR = STEP_HOUR;
 
 /**
- * PRODUCT part 6: a new due gets one automatic reminder at 10:00 on its due date in the business's
- * time zone, unless that moment has passed. Called inside the transaction that creates the due, so
- * a due never exists without its reminder (nor a reminder without its due).
+ * PRODUCT part 13: a new due gets its sequence of reminders (the business's steps, each at 10:00
+ * business time); steps whose moment has already passed are not scheduled. Called inside the
+ * transaction that creates the due, so a due never exists without its reminders (nor reminders
+ * without their due).
  */
 export async function scheduleForNewDue(
   trx: Executor,
-  business: Pick<BusinessRow, 'timezone'>,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
   due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
   now: Date,
 ): Promise<void> {
-  const at = instantAt(business.timezone, due.due_date, AUTOMATIC_HOUR, 0);
-  if (at.getTime() <= now.getTime()) return;
-  await repo.insertReminder(trx, {
-    id: uuidv7(now.getTime()),
-    business_id: due.business_id,
-    transaction_id: due.id,
-    contact_id: due.contact_id,
-    kind: 'automatic',
-    status: 'scheduled',
-    template: null,
-    reason: null,
-    scheduled_for: at.toISOString(),
-    sent_at: null,
-    attempts: 0,
-    lease_id: null,
-    locked_until: null,
-    provider_message_id: null,
-    delivery_status: null,
-    delivery_updated_at: null,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-  });
+  const at = now.toISOString();
+  let n = 0;
+  for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
+    if (step.at.getTime() <= now.getTime()) continue;
+    await repo.insertReminder(trx, {
+      id: uuidv7(now.getTime() + n++),
+      business_id: due.business_id,
+      transaction_id: due.id,
+      contact_id: due.contact_id,
+      kind: 'automatic',
+      status: 'scheduled',
+      template: step.template,
+      reason: null,
+      scheduled_for: step.at.toISOString(),
+      sent_at: null,
+      attempts: 0,
+      lease_id: null,
+      locked_until: null,
+      provider_message_id: null,
+      delivery_status: null,
+      delivery_updated_at: null,
+      created_at: at,
+      updated_at: at,
+      step_until: step.until?.toISOString() ?? null,
+    });
+  }
 }
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */
@@ -47,7 +52,22 @@ export async function cancelForPaidDue(trx: Executor, transactionId: string, now
   await repo.cancelScheduledFor(trx, transactionId, 'paid', now.toISOString());
 }
 
-/** A due removed, paused or re-dated: its scheduled automatic reminder is cancelled with this reason. */
+/** A due removed or paused: what is left of its sequence is cancelled with this reason. */
 export async function cancelScheduled(trx: Executor, transactionId: string, reason: string, now: Date): Promise<void> {
   await repo.cancelScheduledFor(trx, transactionId, reason, now.toISOString());
+}
+
+/**
+ * A new due date, or a pause lifted: what is left of the sequence is replaced by the steps of the
+ * due as it is now that are still ahead. Steps a pause cancelled whose moment is still ahead are
+ * replaced too; sent steps and those whose moment passed stay as they were.
+ */
+export async function rescheduleSequence(
+  trx: Executor,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
+  due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
+  now: Date,
+): Promise<void> {
+  await repo.deleteReplaceableSteps(trx, due.id, now.toISOString());
+  await scheduleForNewDue(trx, business, due, now);
 }

@@ -38,7 +38,7 @@ export function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'updated_at'>>,
+  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'updated_at'>>,
 ) {
   return db
     .updateTable('contacts')
@@ -151,6 +151,7 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
           'amount_paise',
           'due_date',
           'paid_at',
+          'promise_date',
           sql<number>`row_number() over (partition by contact_id order by due_date desc, created_at desc)`.as('rn'),
         ])
         .where('business_id', '=', businessId)
@@ -158,7 +159,7 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
         .where('open', '>=', 0)
         .as('d'),
     )
-    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])
+    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at', 'promise_date'])
     .where('rn', '<=', perContact)
     .execute();
 }

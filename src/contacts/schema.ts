@@ -46,6 +46,7 @@ export const ContactWithBalances = Type.Object(
     pending_count: Type.Integer(),
     overdue_count: Type.Integer(),
     total_transactions: Type.Integer(),
+    reminders_paused: Type.Boolean({ description: 'true while reminders to this contact are paused' }),
   },
   { $id: 'ContactWithBalances' },
 );
@@ -58,7 +59,13 @@ export const CreateContactBody = Type.Object(
 export type CreateContactInput = Static<typeof CreateContactBody>;
 
 export const UpdateContactBody = Type.Object(
-  { name: Type.Optional(Name), phone: Type.Optional(Nullable(PhoneInput)) },
+  {
+    name: Type.Optional(Name),
+    phone: Type.Optional(Nullable(PhoneInput)),
+    reminders_paused: Type.Optional(
+      Type.Boolean({ description: "holds automatic and manual reminders for every one of the contact's dues" }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type UpdateContactInput = Static<typeof UpdateContactBody>;

@@ -224,9 +224,19 @@ export interface ChatInboundMessageTable {
   id: string;
   phone: string;
   received_at: string;
-  /** a buyer's reply (not a command), kept for the business to read, and the contact it came from */
-  text: Generated<string | null>;
-  contact_id: Generated<string | null>;
+}
+
+/** A buyer's chat reply, kept for the business to read, with the promise read from it (PRODUCT part 13). */
+export interface BuyerReplyTable {
+  id: string;
+  business_id: string;
+  contact_id: string;
+  message_id: string;
+  text: string;
+  /** the due the promise was recorded on; null when the reply was unclear or the contact owes nothing */
+  transaction_id: string | null;
+  promise_date: string | null;
+  received_at: string;
 }
 
 export interface WebhookEndpointTable {
@@ -298,6 +308,7 @@ export interface Database {
   pending_by_day: PendingByDayTable;
   paid_by_month: PaidByMonthTable;
   open_by_day: OpenByDayTable;
+  buyer_replies: BuyerReplyTable;
   contacts: ContactTable;
   contact_name_terms: ContactNameTermTable;
   transactions: TransactionTable;

@@ -4,6 +4,7 @@ import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus
 import type { ChatCommandService } from '../chat-commands/service.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import { recordBuyerReply } from './promises.js';
 import * as repo from './repository.js';
 
 /** Delivery statuses only move forward (Meta can deliver "read" before "delivered"). */
@@ -64,7 +65,7 @@ export class ChatInboundService {
     const { db } = this.deps;
     const command = parseCommand(message.text);
     if (command === null) {
-      await this.ownerCommand(message);
+      if (!(await this.ownerCommand(message))) await this.buyerReply(message);
       return;
     }
     switch (command) {
@@ -118,11 +119,11 @@ export class ChatInboundService {
    * the mark and the command's commit drops the command, and then no reply tells the owner it
    * was done.
    */
-  private async ownerCommand(message: InboundMessage): Promise<void> {
+  private async ownerCommand(message: InboundMessage): Promise<boolean> {
     const { db, channel, commands } = this.deps;
     const owners = await findBusinessesByPhone(db, message.from);
-    if (owners.length === 0) return;
-    if (!(await this.firstDelivery(db, message))) return;
+    if (owners.length === 0) return false;
+    if (!(await this.firstDelivery(db, message))) return true;
     let reply: string;
     try {
       const [business] = owners;
@@ -135,6 +136,15 @@ export class ChatInboundService {
       throw error;
     }
     await channel.send({ kind: 'text', to: message.from, text: reply });
+    return true;
+  }
+
+  /** PRODUCT part 13: any other message is a buyer's reply (promises.ts), seen once. */
+  private async buyerReply(message: InboundMessage): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await this.firstDelivery(trx, message))) return;
+      await recordBuyerReply(trx, message, this.deps.clock.now());
+    });
   }
 
   /**

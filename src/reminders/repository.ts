@@ -168,6 +168,16 @@ export function deleteReplaceableSteps(db: Executor, transactionId: string, now:
     .execute();
 }
 
+/** A contact's open dues, as their sequences need them. */
+export function openDuesOfContact(db: Executor, contactId: string) {
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'business_id', 'contact_id', 'due_date', 'reminders_paused'])
+    .where('contact_id', '=', contactId)
+    .where('open', '=', 1)
+    .execute();
+}
+
 /** A due's automatic reminders (its sequence), oldest first. */
 export function listSteps(db: Executor, transactionId: string) {
   return db

@@ -71,3 +71,22 @@ export async function rescheduleSequence(
   await repo.deleteReplaceableSteps(trx, due.id, now.toISOString());
   await scheduleForNewDue(trx, business, due, now);
 }
+
+/**
+ * PRODUCT part 13: a contact's pause holds every one of its open dues' sequences (cancelled with
+ * reason `paused`); lifting it puts back what is still ahead, except for dues paused on their own.
+ * O(the contact's open dues), in the transaction of the contact's change.
+ */
+export async function pauseContactSequences(
+  trx: Executor,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
+  contactId: string,
+  paused: boolean,
+  now: Date,
+): Promise<void> {
+  const dues = await repo.openDuesOfContact(trx, contactId);
+  for (const due of dues) {
+    if (paused) await cancelScheduled(trx, due.id, 'paused', now);
+    else if (due.reminders_paused !== 1) await rescheduleSequence(trx, business, due, now);
+  }
+}

@@ -28,7 +28,7 @@ export interface RemindResult {
 }
 
 /** What became of one automatic reminder the scheduler picked (metrics label `outcome`). */
-export type AutomaticOutcome = 'sent' | AutomaticHold | 'paid' | 'channel_error' | 'failed';
+export type AutomaticOutcome = 'sent' | AutomaticHold | 'paid' | 'late' | 'channel_error' | 'failed';
 /** What holds an automatic reminder back: part 6's protections, or the buyer's promise to pay. */
 type AutomaticHold = HoldReason | 'promised';
 
@@ -178,6 +178,12 @@ export class ReminderService {
         await repo.updateLeasedReminder(trx, id, leaseId, cancelled('paid', at));
         return 'paid' as const;
       }
+      // The next step's moment has come (the worker was down, or a retry ran late): this step is
+      // skipped rather than sent together with the next one.
+      if (reminder.step_until !== null && at >= reminder.step_until) {
+        await repo.updateLeasedReminder(trx, id, leaseId, cancelled(reminder.reason, at));
+        return 'late' as const;
+      }
       const { gate, phone } = await this.gate(trx, business, due, id);
       const hold = heldUntil(gate, due, business, now);
       if (hold !== null) {
@@ -320,7 +326,7 @@ function heldUntil(
   return null;
 }
 
-function cancelled(reason: string, at: string) {
+function cancelled(reason: string | null, at: string) {
   return { status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at };
 }
 

@@ -9,7 +9,8 @@ import { columnTypes } from '../column-types.js';
  * - `reminders.step_until`: for a step of a sequence, the moment the next step is due; a step held
  *   back past it is skipped instead of going out together with the next one.
  * - `transactions.promise_date`, `promise_made_at`: the buyer's latest promise to pay.
- * - `chat_inbound_messages.text`: a buyer's reply, kept for the business to read.
+ * - `buyer_replies`: a buyer's chat replies, kept for the business to read, with the promise
+ *   read from each (null when unclear).
  * - `open_by_day`: open balances per due date (every open due, whatever its stored status), so
  *   aging is a few range sums over at most 90 days of rows.
  */
@@ -26,8 +27,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('reminders').addColumn('step_until', t.timestamp).execute();
   await db.schema.alterTable('transactions').addColumn('promise_date', t.date).execute();
   await db.schema.alterTable('transactions').addColumn('promise_made_at', t.timestamp).execute();
-  await db.schema.alterTable('chat_inbound_messages').addColumn('text', 'text').execute();
-  await db.schema.alterTable('chat_inbound_messages').addColumn('contact_id', t.uuid).execute();
 
   await db.schema
     .createTable('open_by_day')
@@ -43,20 +42,36 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     from transactions where open = 1
     group by business_id, due_date`.execute(db);
 
-  // A buyer's unread replies, newest first, per contact.
   await db.schema
-    .createIndex('chat_inbound_contact')
-    .on('chat_inbound_messages')
+    .createTable('buyer_replies')
+    .addColumn('id', t.uuid, (c) => c.primaryKey())
+    .addColumn('business_id', t.uuid, (c) => c.notNull().references('businesses.id'))
+    .addColumn('contact_id', t.uuid, (c) => c.notNull().references('contacts.id'))
+    .addColumn('message_id', 'text', (c) => c.notNull())
+    .addColumn('text', 'text', (c) => c.notNull())
+    .addColumn('transaction_id', t.uuid)
+    .addColumn('promise_date', t.date)
+    .addColumn('received_at', t.timestamp, (c) => c.notNull())
+    .execute();
+  // A buyer's reply comes from a phone: the contacts (of any business) with that phone.
+  await db.schema
+    .createIndex('contacts_phone')
+    .on('contacts')
+    .column('phone')
+    .where(sql.ref('phone'), 'is not', null)
+    .execute();
+  // A contact's replies, newest first.
+  await db.schema
+    .createIndex('buyer_replies_contact')
+    .on('buyer_replies')
     .columns(['contact_id', 'received_at'])
-    .where(sql.ref('contact_id'), 'is not', null)
     .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('chat_inbound_contact').execute();
+  await db.schema.dropIndex('contacts_phone').execute();
+  await db.schema.dropTable('buyer_replies').execute();
   await db.schema.dropTable('open_by_day').execute();
-  await db.schema.alterTable('chat_inbound_messages').dropColumn('contact_id').execute();
-  await db.schema.alterTable('chat_inbound_messages').dropColumn('text').execute();
   await db.schema.alterTable('transactions').dropColumn('promise_made_at').execute();
   await db.schema.alterTable('transactions').dropColumn('promise_date').execute();
   await db.schema.alterTable('reminders').dropColumn('step_until').execute();

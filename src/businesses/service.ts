@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
 import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
-import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminders/sequence.js';
+import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import * as repo from './repository.js';
 import { API_PLAN, PLANS, type Plan } from './schema.js';
 

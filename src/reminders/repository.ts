@@ -1,14 +1,11 @@
-import { insertRows } from '../db/precompiled.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
+
+export { insertReminder } from '../reminder-schedule/schedule.js';
 
 export type ReminderRow = ReminderTable;
 
 /** Statuses that count against the cooldown and the weekly cap: sent, or possibly on its way. */
 const COUNTED = ['sent', 'sending'];
-
-export function insertReminder(db: Executor, row: ReminderRow) {
-  return insertRows(db, 'reminders', [row]);
-}
 
 export function findReminder(db: Executor, id: string) {
   return db.selectFrom('reminders').selectAll().where('id', '=', id).executeTakeFirst();
@@ -144,52 +141,6 @@ export function incrementReminderCount(db: Executor, transactionId: string, at: 
 }
 
 /** PRODUCT part 3: paying a due cancels the reminders still waiting for it. */
-export function cancelScheduledFor(db: Executor, transactionId: string, reason: string, at: string) {
-  return db
-    .updateTable('reminders')
-    .set({ status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at })
-    .where('transaction_id', '=', transactionId)
-    .where('status', '=', 'scheduled')
-    .execute();
-}
-
-/** Steps of a due's sequence still to come, or cancelled by a pause with their moment still ahead. */
-export function deleteReplaceableSteps(db: Executor, transactionId: string, now: string) {
-  return db
-    .deleteFrom('reminders')
-    .where('transaction_id', '=', transactionId)
-    .where('kind', '=', 'automatic')
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'scheduled'),
-        eb.and([eb('status', '=', 'cancelled'), eb('reason', '=', 'paused'), eb('scheduled_for', '>', now)]),
-      ]),
-    )
-    .execute();
-}
-
-/** A contact's open dues, as their sequences need them. */
-export function openDuesOfContact(db: Executor, contactId: string) {
-  return db
-    .selectFrom('transactions')
-    .select(['id', 'business_id', 'contact_id', 'due_date', 'reminders_paused'])
-    .where('contact_id', '=', contactId)
-    .where('open', '=', 1)
-    .execute();
-}
-
-/** A due's automatic reminders (its sequence), oldest first. */
-export function listSteps(db: Executor, transactionId: string) {
-  return db
-    .selectFrom('reminders')
-    .select(['template', 'scheduled_for', 'status', 'reason'])
-    .where('transaction_id', '=', transactionId)
-    .where('kind', '=', 'automatic')
-    .orderBy('scheduled_for')
-    .orderBy('id')
-    .execute();
-}
-
 export function findByProviderMessageId(db: Executor, messageId: string) {
   return db
     .selectFrom('reminders')

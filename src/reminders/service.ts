@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import { addDays, instantAt, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
+import { AUTOMATIC_HOUR } from '../reminder-schedule/schedule.js';
 import { findTransaction, type TransactionView } from '../transactions/repository.js';
 import {
   CANCELLING_REASONS,
@@ -17,7 +18,6 @@ import {
   type ReminderGate,
 } from './protections.js';
 import * as repo from './repository.js';
-import { AUTOMATIC_HOUR } from './schedule.js';
 import type { RemindInput } from './schema.js';
 import { chooseTemplate, type ReminderTemplate, reminderMessage } from './templates.js';
 

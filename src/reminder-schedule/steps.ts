@@ -1,5 +1,4 @@
 import type { Executor } from '../db/schema.js';
-import * as repo from './repository.js';
 
 export type StepStatus = 'scheduled' | 'sent' | 'skipped' | 'cancelled';
 
@@ -38,5 +37,13 @@ export function stepView(row: {
 
 /** The steps of a due's sequence, oldest first. */
 export async function sequenceOf(db: Executor, transactionId: string): Promise<SequenceStepView[]> {
-  return (await repo.listSteps(db, transactionId)).map(stepView);
+  const rows = await db
+    .selectFrom('reminders')
+    .select(['template', 'scheduled_for', 'status', 'reason'])
+    .where('transaction_id', '=', transactionId)
+    .where('kind', '=', 'automatic')
+    .orderBy('scheduled_for')
+    .orderBy('id')
+    .execute();
+  return rows.map(stepView);
 }

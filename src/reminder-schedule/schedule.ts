@@ -1,8 +1,15 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { Executor, TransactionTable } from '../db/schema.js';
+import { insertRows } from '../db/precompiled.js';
+import type { Executor, ReminderTable, TransactionTable } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
-import * as repo from './repository.js';
 import { STEP_HOUR, sequenceFor } from './sequence.js';
+
+/*
+ * The reminder sequences' schedule, written inside the changes of a due (create, pay, patch,
+ * delete) and of a contact (pause). A module below both transactions/ and reminders/:
+ * transactions write the schedule, reminders send what it holds, and neither imports the other's
+ * writes to do it.
+ */
 
 /** Automatic reminders go out at this local time. */
 export const AUTOMATIC_HOUR = STEP_HOUR;
@@ -23,7 +30,7 @@ export async function scheduleForNewDue(
   let n = 0;
   for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
     if (step.at.getTime() <= now.getTime()) continue;
-    await repo.insertReminder(trx, {
+    await insertReminder(trx, {
       id: uuidv7(now.getTime() + n++),
       business_id: due.business_id,
       transaction_id: due.id,
@@ -49,12 +56,18 @@ export async function scheduleForNewDue(
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */
 export async function cancelForPaidDue(trx: Executor, transactionId: string, now: Date): Promise<void> {
-  await repo.cancelScheduledFor(trx, transactionId, 'paid', now.toISOString());
+  await cancelScheduled(trx, transactionId, 'paid', now);
 }
 
 /** A due removed or paused: what is left of its sequence is cancelled with this reason. */
 export async function cancelScheduled(trx: Executor, transactionId: string, reason: string, now: Date): Promise<void> {
-  await repo.cancelScheduledFor(trx, transactionId, reason, now.toISOString());
+  const at = now.toISOString();
+  await trx
+    .updateTable('reminders')
+    .set({ status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at })
+    .where('transaction_id', '=', transactionId)
+    .where('status', '=', 'scheduled')
+    .execute();
 }
 
 /**
@@ -68,7 +81,21 @@ export async function rescheduleSequence(
   due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
   now: Date,
 ): Promise<void> {
-  await repo.deleteReplaceableSteps(trx, due.id, now.toISOString());
+  await trx
+    .deleteFrom('reminders')
+    .where('transaction_id', '=', due.id)
+    .where('kind', '=', 'automatic')
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'scheduled'),
+        eb.and([
+          eb('status', '=', 'cancelled'),
+          eb('reason', '=', 'paused'),
+          eb('scheduled_for', '>', now.toISOString()),
+        ]),
+      ]),
+    )
+    .execute();
   await scheduleForNewDue(trx, business, due, now);
 }
 
@@ -84,9 +111,18 @@ export async function pauseContactSequences(
   paused: boolean,
   now: Date,
 ): Promise<void> {
-  const dues = await repo.openDuesOfContact(trx, contactId);
+  const dues = await trx
+    .selectFrom('transactions')
+    .select(['id', 'business_id', 'contact_id', 'due_date', 'reminders_paused'])
+    .where('contact_id', '=', contactId)
+    .where('open', '=', 1)
+    .execute();
   for (const due of dues) {
     if (paused) await cancelScheduled(trx, due.id, 'paused', now);
     else if (due.reminders_paused !== 1) await rescheduleSequence(trx, business, due, now);
   }
+}
+
+export function insertReminder(db: Executor, row: ReminderTable) {
+  return insertRows(db, 'reminders', [row]);
 }

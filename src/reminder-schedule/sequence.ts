@@ -1,5 +1,25 @@
-import { addDays, instantAt } from '../lib/dates.js';
-import { chooseTemplate, type ReminderTemplate } from './templates.js';
+import { addDays, daysBetween, instantAt } from '../lib/dates.js';
+
+/** The four WhatsApp templates (README lists their bodies; each takes the same five parameters). */
+export const REMINDER_TEMPLATES = [
+  'reminder_upcoming',
+  'reminder_due_today',
+  'reminder_overdue_week',
+  'reminder_final',
+] as const;
+export type ReminderTemplate = (typeof REMINDER_TEMPLATES)[number];
+
+/** How many days overdue a due must be for the final notice. */
+const FINAL_AFTER_DAYS = 30;
+
+/** PRODUCT part 6: the template when the caller names none, from the due date and today (business-local). */
+export function chooseTemplate(dueDate: string, today: string): ReminderTemplate {
+  const overdueDays = daysBetween(dueDate, today);
+  if (overdueDays < 0) return 'reminder_upcoming';
+  if (overdueDays === 0) return 'reminder_due_today';
+  if (overdueDays < FINAL_AFTER_DAYS) return 'reminder_overdue_week';
+  return 'reminder_final';
+}
 
 /** PRODUCT part 13: upcoming 3 days before, due today, overdue a week, final after 30 days. */
 export const DEFAULT_REMINDER_STEPS = '-3,0,7,30';

@@ -206,19 +206,28 @@ describe('reminder sequence of a due', () => {
     await reply(due.contact_phone, 'haan ji dekhte hain');
     const before = (await biz.get(`/v1/transactions/${due.id}`)).body.data;
     expect(before.promise).toBeNull();
-    const replies = await h.store.db
-      .selectFrom('buyer_replies')
-      .selectAll()
-      .where('contact_id', '=', due.contact_id)
-      .execute();
-    expect(replies).toEqual([expect.objectContaining({ text: 'haan ji dekhte hain', promise_date: null })]);
+    const replies = await biz.get(`/v1/contacts/${due.contact_id}/replies`);
+    expect(replies.body).toEqual({
+      data: [
+        {
+          id: expect.any(String),
+          text: 'haan ji dekhte hain',
+          received_at: at('2030-03-08', 15),
+          promise_date: null,
+          transaction_id: null,
+        },
+      ],
+    });
+    expect((await (await h.newBusiness()).get(`/v1/contacts/${due.contact_id}/replies`)).status).toBe(404);
+    expect((await biz.get(`/v1/contacts/${due.contact_id}/replies?limit=0`)).status).toBe(400);
 
     // "20/3": the due-today step would be held until 03-21 10:00, after the next step: skipped.
+    h.clock.set(at('2030-03-08', 16));
     const id = `wamid.${randomBytes(8).toString('hex')}`;
     await reply(due.contact_phone, 'sir 20/3 tak pakka payment kar dunga', id);
     await reply(due.contact_phone, 'sir 20/3 tak pakka payment kar dunga', id); // Meta's retry
     const promised = (await biz.get(`/v1/transactions/${due.id}`)).body.data;
-    expect(promised.promise).toEqual({ date: '2030-03-20', made_at: at('2030-03-08', 15), kept: null });
+    expect(promised.promise).toEqual({ date: '2030-03-20', made_at: at('2030-03-08', 16), kept: null });
     const updated = await h.store.db
       .selectFrom('events')
       .select('id')
@@ -226,6 +235,14 @@ describe('reminder sequence of a due', () => {
       .where('type', '=', 'transaction.updated')
       .execute();
     expect(updated).toHaveLength(1);
+    const latest = (await biz.get(`/v1/contacts/${due.contact_id}/replies?limit=1`)).body.data;
+    expect(latest).toEqual([
+      expect.objectContaining({
+        text: 'sir 20/3 tak pakka payment kar dunga',
+        promise_date: '2030-03-20',
+        transaction_id: due.id,
+      }),
+    ]);
 
     h.clock.set(at('2030-03-10'));
     await runScheduler(biz);

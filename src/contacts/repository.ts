@@ -163,3 +163,15 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
     .where('rn', '<=', perContact)
     .execute();
 }
+
+/** A contact's chat replies, newest first. */
+export function listReplies(db: Executor, contactId: string, limit: number) {
+  return db
+    .selectFrom('buyer_replies')
+    .select(['id', 'text', 'received_at', 'promise_date', 'transaction_id'])
+    .where('contact_id', '=', contactId)
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

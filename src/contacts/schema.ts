@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
+import { DateString, Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
 
 const RiskFlag = Type.String({
   enum: ['low', 'medium', 'high'],
@@ -91,3 +91,22 @@ export const ListContactsQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListContactsInput = Static<typeof ListContactsQuery>;
+
+export const BuyerReply = Type.Object(
+  {
+    id: Uuid,
+    text: Type.String(),
+    received_at: Timestamp,
+    promise_date: Nullable({
+      ...DateString,
+      description: 'the date the reply promised payment by, recorded on transaction_id; null when unclear',
+    }),
+    transaction_id: Nullable(Uuid),
+  },
+  { description: "a buyer's chat reply (PRODUCT part 13)" },
+);
+
+export const RepliesQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
+  { additionalProperties: false },
+);

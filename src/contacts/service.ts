@@ -145,6 +145,13 @@ export class ContactService {
     return { contact, standing, created };
   }
 
+  /** The buyer's chat replies, newest first (PRODUCT part 13: kept for the business to read). */
+  async replies(business: BusinessRow, id: string, limit: number) {
+    const contact = await repo.findContact(this.deps.db, business.id, id);
+    if (!contact) throw errors.notFound('contact');
+    return repo.listReplies(this.deps.db, contact.id, limit);
+  }
+
   async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
     const contact = await repo.findContact(this.deps.db, business.id, id);
     if (!contact) throw errors.notFound('contact');

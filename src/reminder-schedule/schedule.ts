@@ -27,11 +27,11 @@ export async function scheduleForNewDue(
   now: Date,
 ): Promise<void> {
   const at = now.toISOString();
-  let n = 0;
+  const rows: ReminderTable[] = [];
   for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
     if (step.at.getTime() <= now.getTime()) continue;
-    await insertReminder(trx, {
-      id: uuidv7(now.getTime() + n++),
+    rows.push({
+      id: uuidv7(now.getTime()),
       business_id: due.business_id,
       transaction_id: due.id,
       contact_id: due.contact_id,
@@ -52,6 +52,8 @@ export async function scheduleForNewDue(
       step_until: step.until?.toISOString() ?? null,
     });
   }
+  // One statement for the whole sequence: creating a due stays one round trip for its reminders.
+  await insertRows(trx, 'reminders', rows);
 }
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */

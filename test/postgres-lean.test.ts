@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTBOX_CHANNEL, signalOutbox } from '../src/outbox/signal.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 
 /**
@@ -98,6 +99,53 @@ describe.skipIf(!onPostgres)('the business totals row on PostgreSQL', () => {
       await writer.end();
     }
     expect(await dataVersion(other.business.id)).toBe(before);
+  });
+});
+
+describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
+  it('is sent after the writer commits, and not at all when it rolls back', async () => {
+    const listener = new pg.Client({ connectionString: h.databaseUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    const waiters: { channel: string; resolve: () => void }[] = [];
+    listener.on('notification', (n) => {
+      heard.push(n.channel);
+      for (const w of waiters.filter((x) => x.channel === n.channel)) w.resolve();
+    });
+    const next = (channel: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no notification on ${channel} within 5 s`)), 5000);
+        waiters.push({ channel, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    try {
+      await listener.query(`listen ${OUTBOX_CHANNEL}`);
+      await listener.query('listen lean_test_marker');
+      const pool = h.store.pgPool as pg.Pool;
+
+      await expect(
+        h.store.db.transaction().execute(async (trx) => {
+          await signalOutbox(trx);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      // A marker sent after the rollback arrives after anything the rolled-back writer sent.
+      const marker = next('lean_test_marker');
+      await pool.query(`select pg_notify('lean_test_marker', '')`);
+      await marker;
+      expect(heard).toEqual(['lean_test_marker']);
+
+      const arrived = next(OUTBOX_CHANNEL);
+      await h.store.db.transaction().execute(async (trx) => {
+        await signalOutbox(trx);
+        // Still in the transaction: nothing was sent (the listener's round trip would carry it).
+        await listener.query('select 1');
+        expect(heard).toEqual(['lean_test_marker']);
+      });
+      await arrived;
+      expect(heard).toEqual(['lean_test_marker', OUTBOX_CHANNEL]);
+    } finally {
+      await listener.end();
+    }
   });
 });
 

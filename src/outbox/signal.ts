@@ -1,13 +1,15 @@
 import { EventEmitter } from 'node:events';
-import { PostgresAdapter, sql } from 'kysely';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { NOTIFY_AFTER_COMMIT } from '../db/postgres.js';
 import type { Executor } from '../db/schema.js';
 
 /**
  * "There is webhook work to do": sent when an event is recorded or a delivery re-queued, so the
- * dispatcher starts at once instead of at its next poll. On PostgreSQL it is a NOTIFY issued in
- * the writer's transaction (delivered on commit, to every process that LISTENs); in this process
+ * dispatcher starts at once instead of at its next poll. On PostgreSQL it is a NOTIFY asked for in
+ * the writer's transaction and sent right after its commit (db/postgres.ts), to every process that
+ * LISTENs; in this process
  * it is also an in-memory signal, which is all SQLite (one process) needs. The poll stays as the
  * safety net: a lost signal only delays work, it never loses it.
  */
@@ -19,7 +21,8 @@ let localPending = false;
 
 export async function signalOutbox(db: Executor): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(db);
+    // Sent once the writer's transaction commits (db/postgres.ts: NOTIFY inside it serialised commits).
+    await db.executeQuery(CompiledQuery.raw(NOTIFY_AFTER_COMMIT, [OUTBOX_CHANNEL, '']));
   }
   // Coalesced: a burst of writes wakes the dispatcher once.
   if (!localPending) {

@@ -37,7 +37,9 @@ export function openPostgres(
 ): { dialect: PostgresDialect; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString,
-    max,
+    // One more than asked for: the LISTEN a process holds for good (the key cache's in an API
+    // process, the outbox's in a worker) must not take a connection from the queries.
+    max: max + 1,
     types: { getTypeParser } as unknown as pg.CustomTypesConfig,
     connectionTimeoutMillis: 10_000,
     // TCP keepalive: a connection whose peer vanished without a word (a failover, a cut network),
@@ -49,7 +51,7 @@ export function openPostgres(
   const notify = notifier(pool);
   pool.on('connect', (client) => {
     client.on('error', (error) => health.failed(error));
-    deferNotifications(client, notify);
+    wrapQueries(client, notify);
     health.succeeded();
   });
   health.setProbe(async () => {
@@ -77,7 +79,22 @@ export const NOTIFY_AFTER_COMMIT = 'select pg_notify($1, $2) /* after commit */'
 
 type Query = (...args: unknown[]) => unknown;
 
+/** SQL text -> the name it is prepared under on each connection (see preparedStatement). */
+const prepared = new Map<string, string>();
+
 /**
+ * Issue 26: `sql` is sent as a named prepared statement from now on: parsed and planned once per
+ * connection (pg keeps the names it prepared on each), then only bound and executed. For the
+ * statements of every request (db/precompiled.ts), a fixed set: never for SQL made per call.
+ */
+export function preparedStatement(sql: string): void {
+  if (!prepared.has(sql)) prepared.set(sql, `p${prepared.size + 1}`);
+}
+
+/**
+ * What each connection's `query` does besides sending: the prepared statements' names
+ * (preparedStatement), and NOTIFY_AFTER_COMMIT.
+ *
  * Issue 26: a transaction that NOTIFYs takes a database-wide lock at COMMIT and holds it until its
  * commit record is on disk (PostgreSQL orders notifications by commit), so every writer that
  * signalled the outbox in its transaction committed one at a time, whatever its business. Here
@@ -86,7 +103,7 @@ type Query = (...args: unknown[]) => unknown;
  * moment); a ROLLBACK forgets it. Listeners then learn of the change after it is visible, never
  * before. A notification lost on the way (the connection fails) is what a listener's poll covers.
  */
-function deferNotifications(client: pg.PoolClient, notify: (channel: string, payload: string) => void) {
+function wrapQueries(client: pg.PoolClient, notify: (channel: string, payload: string) => void) {
   const query = client.query.bind(client) as Query;
   let inTransaction = false;
   let pending: [string, string][] = [];
@@ -99,6 +116,10 @@ function deferNotifications(client: pg.PoolClient, notify: (channel: string, pay
   (client as unknown as { query: Query }).query = (...args: unknown[]) => {
     const text = args[0];
     if (typeof text !== 'string') return query(...args);
+    const name = prepared.get(text);
+    if (name !== undefined && typeof args[2] !== 'function') {
+      return query({ name, text, values: args[1] as unknown[] | undefined });
+    }
     if (text === NOTIFY_AFTER_COMMIT && inTransaction && typeof args[2] !== 'function') {
       const [channel, payload] = args[1] as [string, string];
       pending.push([channel, payload]);

@@ -10,7 +10,13 @@ import { columnTypes } from '../column-types.js';
  * after its last statement, once per business in a row of changes: a transaction-local setting
  * remembers the business last moved, so the sweeper's batch moves each business about once.
  * SQLite keeps its row triggers (one writer at a time: no lock to hold).
+ *
+ * Also PostgreSQL only: a NOTIFY on KEYS_CHANNEL from every change to the API keys (issued,
+ * revoked, deleted) or to a business (its plan, its expiry), by any process: each API process keeps
+ * the keys it authenticated while no such notification has come (db/store.ts, businesses/service.ts),
+ * instead of reading the key on every request.
  */
+export const KEYS_CHANNEL = 'receivables_keys';
 const TABLES = ['transactions', 'contacts'] as const;
 const EVENTS = ['insert', 'update', 'delete'] as const;
 
@@ -40,10 +46,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       deferrable initially deferred
       for each row execute function bump_business_data_version_at_commit()`.execute(db);
   }
+  await sql`
+    create function notify_keys_changed() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify(${sql.lit(KEYS_CHANNEL)}, '');
+      return null;
+    end $$`.execute(db);
+  // Only the columns a cached key depends on: a future "last used" stamp must not flush the cache.
+  await sql`
+    create trigger api_keys_changed after insert or delete or update of business_id, key_hash, revoked_at
+    on api_keys for each statement execute function notify_keys_changed()`.execute(db);
+  await sql`
+    create trigger businesses_changed after update or delete on businesses
+    for each statement execute function notify_keys_changed()`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!columnTypes(db).isPostgres) return;
+  await sql`drop trigger api_keys_changed on api_keys`.execute(db);
+  await sql`drop trigger businesses_changed on businesses`.execute(db);
+  await sql`drop function notify_keys_changed()`.execute(db);
   for (const table of TABLES) {
     await sql`drop trigger ${sql.id(`${table}_data_version_at_commit`)} on ${sql.table(table)}`.execute(db);
   }

@@ -72,7 +72,7 @@ export async function seedPostgres(opts: {
       await store.db.transaction().execute(async (trx) => {
         for (let i = from; i < Math.min(from + CONTACT_BATCH, opts.contacts); i++) {
           const phone = `+91 9${String(100_000_000 + i).slice(1)}1`;
-          const { contact } = await services.contacts.create(big.business, { name: `Buyer ${i} Stores`, phone }, trx);
+          const { contact } = await services.contacts.createIn(trx, big.business, { name: `Buyer ${i} Stores`, phone });
           contactIds.push(contact.id);
         }
       });

@@ -6,7 +6,7 @@ import pg from 'pg';
  * answering each benchmarked read with ONE named prepared `pg` query returning what the API's
  * answer is made of: GET one due (the due and its contact's name and phone), the summary (the
  * running totals with the past-due pending part and this month's payments) and a contact with its
- * balances. argv[2]: the database URL; argv[3]: the business id. Pool of 10, as the API's default.
+ * balances and recent dues. argv[2]: the database URL; argv[3]: the business id. Pool of 10, as the API's default.
  */
 const pool = new pg.Pool({ connectionString: process.argv[2] as string, max: 10 });
 const businessId = process.argv[3] as string;
@@ -25,14 +25,20 @@ const summary = {
            (select due_paise from paid_by_month where business_id = $1 and month = $3) as paid_month_paise
          from business_totals bt where bt.business_id = $1`,
 };
+// The same answer as the API's: balances and the (up to 200) most recent dues its score is computed from.
 const contact = {
   name: 'ref_contact',
-  text: `select c.*, b.* from contacts c, lateral (
-           select count(*) as total_transactions,
+  text: `select c.*, b.*, (select json_agg(json_build_array(r.amount_paise, r.due_date, r.paid_at)) from (
+             select amount_paise, due_date, paid_at from transactions
+             where business_id = $1 and contact_id = $2 and open >= 0
+             order by due_date desc, created_at desc limit 200) r) as recent_dues
+         from contacts c left join (
+           select contact_id, count(*) as total_transactions,
              coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0) as outstanding_paise,
              coalesce(sum(case when open = 1 and due_date >= $3 then 1 else 0 end), 0) as pending_count,
              coalesce(sum(case when open = 1 and due_date < $3 then 1 else 0 end), 0) as overdue_count
-           from transactions where business_id = $1 and contact_id = c.id and open >= 0) b
+           from transactions where business_id = $1 and contact_id = $2 and open >= 0 group by contact_id) b
+           on b.contact_id = c.id
          where c.business_id = $1 and c.id = $2`,
 };
 

@@ -183,6 +183,11 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
     expect(summary.map((q) => q.text)).toEqual([expect.stringMatching(/from "business_totals"/)]);
   });
 
+  it('reads a contact with its balances in one statement', async () => {
+    const contact = await statementsOf(() => biz.get(`/v1/contacts/${contactId}`));
+    expect(contact.map((q) => q.text)).toEqual([expect.stringMatching(/from "contacts" as "c"/)]);
+  });
+
   it('creates a due with the totals as the last statement before COMMIT', async () => {
     const create = await statementsOf(
       () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),

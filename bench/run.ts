@@ -30,7 +30,9 @@ const sizes = quick
 const SECONDS = quick ? 2 : 5;
 const WARMUP = quick ? 1 : 2;
 /** API and bare alternate (api-bare, bare-api, ...), and the median of the rounds' ratios is kept. */
-const ROUNDS = quick ? 1 : 5;
+const roundsAt = process.argv.indexOf('--rounds');
+/** `--rounds N`: as many rounds (e.g. `--quick --rounds 3` on a busy machine). */
+const ROUNDS = roundsAt >= 0 ? Math.max(1, Number(process.argv[roundsAt + 1]) || 1) : quick ? 1 : 5;
 const CONNECTIONS = 10;
 
 async function waitHealthy(base: string) {

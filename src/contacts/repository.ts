@@ -6,6 +6,14 @@ import { fromFuzzyMatches } from './name-terms.js';
 
 export type ContactRow = ContactTable;
 
+/**
+ * `open >= 0` (not deleted) written `+open` so that no index is sought for it: SQLite, which keeps
+ * no statistics, otherwise walks the business's (business_id, open, ...) index, every due of the
+ * business, instead of the contact's (business_id, contact_id, ...) entries (72 ms instead of
+ * well under one for a contact at 20,000 dues).
+ */
+const notDeletedByContact = sql<number>`+${sql.ref('open')}`;
+
 const findContactQuery = precompiled<{ businessId: string; id: string }, ContactRow>((db, arg) =>
   db.selectFrom('contacts').selectAll().where('business_id', '=', arg('businessId')).where('id', '=', arg('id')),
 );
@@ -135,7 +143,7 @@ export function contactBalances(db: Executor, businessId: string, contactIds: st
     ])
     .where('business_id', '=', businessId)
     .where('contact_id', 'in', contactIds)
-    .where('open', '>=', 0)
+    .where(notDeletedByContact, '>=', 0)
     .groupBy('contact_id')
     .execute() as Promise<ContactBalanceRow[]>;
 }
@@ -155,7 +163,7 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
         ])
         .where('business_id', '=', businessId)
         .where('contact_id', 'in', contactIds)
-        .where('open', '>=', 0)
+        .where(notDeletedByContact, '>=', 0)
         .as('d'),
     )
     .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])
@@ -201,7 +209,7 @@ const contactWithStandingQuery = precompiled<
           ])
           .where('business_id', '=', arg('businessId'))
           .where('contact_id', '=', arg('id'))
-          .where('open', '>=', 0)
+          .where(notDeletedByContact, '>=', 0)
           .groupBy('contact_id')
           .as('b'),
       (join) => join.onRef('b.contact_id', '=', 'c.id'),
@@ -222,7 +230,7 @@ const contactWithStandingQuery = precompiled<
             .select(['amount_paise', 'due_date', 'paid_at'])
             .where('business_id', '=', arg('businessId'))
             .where('contact_id', '=', arg('id'))
-            .where('open', '>=', 0)
+            .where(notDeletedByContact, '>=', 0)
             .orderBy('due_date', 'desc')
             .orderBy('created_at', 'desc')
             .limit(arg('recent'))

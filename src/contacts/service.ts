@@ -9,12 +9,13 @@ import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvent } from '../outbox/events.js';
+import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { writeNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
-import { paymentScore, type RiskFlag, riskFlag } from './score.js';
+import { paymentScore, type RiskFlag, riskFlag, type ScoredDue } from './score.js';
 
 export interface ContactStanding {
   paymentScore: number;
@@ -45,6 +46,14 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   const phone = normalisePhone(input, business.country);
   if (!phone) throw errors.invalid(field, `${field} is not a valid phone number`);
   return phone;
+}
+
+/** A recent due as the payment score reads it. */
+interface RecentDue {
+  amount_paise: number;
+  due_date: string;
+  paid_at: string | null;
+  promise_date: string | null;
 }
 
 /** Where the long reads run (the store's read threads) and the per-business bound on them. */
@@ -86,6 +95,7 @@ export class ContactService {
       business_id: business.id,
       name,
       name_key: nameKey,
+      reminders_paused: 0,
       phone,
       phone_rev: phone === null ? null : reversedDigits(phone),
       created_at: now.toISOString(),
@@ -150,13 +160,49 @@ export class ContactService {
     return { contact, standing, created };
   }
 
-  async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
+  /** The buyer's chat replies, newest first (PRODUCT part 13: kept for the business to read). */
+  async replies(business: BusinessRow, id: string, limit: number) {
     const contact = await repo.findContact(this.deps.db, business.id, id);
     if (!contact) throw errors.notFound('contact');
-    return {
-      contact,
-      standing: await this.standing(this.deps.db, business, id),
+    return repo.listReplies(this.deps.db, contact.id, limit);
+  }
+
+  /** One statement (issue 26): the contact, its balances and its recent dues together. */
+  async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
+    const today = localDate(business.timezone, this.deps.clock.now());
+    const row = await repo.findContactWithStanding(this.deps.db, business.id, id, today, SCORED_DUES_PER_CONTACT);
+    if (!row) throw errors.notFound('contact');
+    const {
+      total_transactions,
+      outstanding_paise,
+      pending_count,
+      overdue_count,
+      oldest_overdue_date,
+      recent_dues,
+      ...contact
+    } = row;
+    if (total_transactions === undefined || total_transactions === null)
+      return { contact, standing: NEW_CONTACT_STANDING };
+    const recent = (typeof recent_dues === 'string' ? JSON.parse(recent_dues) : (recent_dues ?? [])) as [
+      number,
+      string,
+      string | null,
+      string | null,
+    ][];
+    const dues = recent.map(([amount_paise, due_date, paid_at, promise_date]) => ({
+      amount_paise,
+      due_date,
+      paid_at,
+      promise_date,
+    }));
+    const balance = {
+      total_transactions,
+      outstanding_paise: outstanding_paise ?? 0,
+      pending_count: pending_count ?? 0,
+      overdue_count: overdue_count ?? 0,
+      oldest_overdue_date: oldest_overdue_date ?? null,
     };
+    return { contact, standing: this.standingOf(business, balance, dues, today) };
   }
 
   /**
@@ -240,12 +286,15 @@ export class ContactService {
       patch.phone = input.phone === null ? null : parsePhone(input.phone, business, 'phone');
       patch.phone_rev = patch.phone === null ? null : reversedDigits(patch.phone);
     }
+    const pause = input.reminders_paused === undefined ? undefined : input.reminders_paused ? 1 : 0;
     return this.deps.db.transaction().execute(async (trx) => {
       const current = await repo.findContact(trx, business.id, id);
       if (!current) throw errors.notFound('contact');
       let contact = current;
+      if (pause !== undefined && pause !== current.reminders_paused) patch.reminders_paused = pause;
       if (Object.keys(patch).length > 0) {
-        patch.updated_at = this.deps.clock.now().toISOString();
+        const now = this.deps.clock.now();
+        patch.updated_at = now.toISOString();
         try {
           contact = (await repo.updateContact(trx, business.id, id, patch)) ?? current;
         } catch (error) {
@@ -253,6 +302,9 @@ export class ContactService {
           throw error;
         }
         if (patch.name !== undefined) await writeNameTerms(trx, contact, { replace: true });
+        if (patch.reminders_paused !== undefined) {
+          await pauseContactSequences(trx, business, id, patch.reminders_paused === 1, now);
+        }
       }
       return { contact, standing: await this.standing(trx, business, id) };
     });
@@ -270,32 +322,48 @@ export class ContactService {
     const today = localDate(business.timezone, now);
     const balances = await repo.contactBalances(db, business.id, contactIds, today);
     const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
-    const duesByContact = new Map<string, { amountPaise: number; dueDate: string; paidDate: string | null }[]>();
+    const duesByContact = new Map<string, RecentDue[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);
       if (!list) {
         list = [];
         duesByContact.set(d.contact_id, list);
       }
-      list.push({
-        amountPaise: Number(d.amount_paise),
-        dueDate: d.due_date,
-        paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
-      });
+      list.push(d);
     }
     for (const b of balances) {
-      const score = paymentScore(duesByContact.get(b.contact_id) ?? [], today);
-      const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
-      result.set(b.contact_id, {
-        paymentScore: score,
-        riskFlag: riskFlag(score, maxDaysOverdue),
-        outstandingPaise: Number(b.outstanding_paise),
-        pendingCount: Number(b.pending_count),
-        overdueCount: Number(b.overdue_count),
-        totalTransactions: Number(b.total_transactions),
-      });
+      result.set(b.contact_id, this.standingOf(business, b, duesByContact.get(b.contact_id) ?? [], today));
     }
     return result;
+  }
+
+  /** A contact's standing from its balances and its most recent dues. */
+  private standingOf(
+    business: BusinessRow,
+    b: Omit<repo.ContactBalanceRow, 'contact_id'>,
+    dues: readonly RecentDue[],
+    today: string,
+  ): ContactStanding {
+    const score = paymentScore(
+      dues.map(
+        (d): ScoredDue => ({
+          amountPaise: Number(d.amount_paise),
+          dueDate: d.due_date,
+          paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+          promiseDate: d.promise_date,
+        }),
+      ),
+      today,
+    );
+    const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
+    return {
+      paymentScore: score,
+      riskFlag: riskFlag(score, maxDaysOverdue),
+      outstandingPaise: Number(b.outstanding_paise),
+      pendingCount: Number(b.pending_count),
+      overdueCount: Number(b.overdue_count),
+      totalTransactions: Number(b.total_transactions),
+    };
   }
 
   private async contactCount(businessId: string): Promise<number> {

@@ -321,3 +321,31 @@ export async function claimRepeat(db: Executor, id: string): Promise<boolean> {
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Where the last exported row stands in the list's order (due_date, created_at, id, all descending). */
+export interface ListPosition {
+  due_date: string;
+  created_at: string;
+  id: string;
+}
+
+/**
+ * The next `limit` rows of the list after `after` (keyset paging, for the bulk export): each batch
+ * is an index range read from where the last one stopped, so a million rows cost the same per
+ * batch as the first page, and no statement runs long.
+ */
+export function listAfter(
+  db: Executor,
+  businessId: string,
+  filter: TransactionFilter,
+  after: ListPosition | undefined,
+  limit: number,
+): Promise<TransactionView[]> {
+  return listQuery(withContact(db), businessId, filter, limit, 0)
+    .$if(after !== undefined, (q) =>
+      q.where(
+        sql<SqlBool>`(${sql.ref('transactions.due_date')}, ${sql.ref('transactions.created_at')}, ${sql.ref('transactions.id')}) < (${after?.due_date}, ${after?.created_at}, ${after?.id})`,
+      ),
+    )
+    .execute();
+}

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CsvError, parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
-import { checkContactName, parsePhone } from '../contacts/service.js';
+import type { ContactRow } from '../contacts/repository.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import type { StoreKind } from '../db/store.js';
 import { AppError, errors, type RowError, RowsError } from '../errors.js';
@@ -54,10 +54,10 @@ const validateBody = validatorCompiler({
 /**
  * Bulk import and export of dues (PRODUCT part 12), usable without HTTP (routes, CLI, dashboard).
  *
- * Import: Every row goes through the create rules of
- * POST /v1/transactions (the request schema, then TransactionService.create: contact found or
- * created, totals, reminder, its own transaction.created event), so an import is exactly what
- * that many single creates would have been.
+ * Import: every row goes through the create rules of POST /v1/transactions (the request schema,
+ * TransactionService.checkCreate, contactFor and insertMany, which create itself is made of:
+ * contact found or created, totals, reminder, its own transaction.created event), so an import is
+ * exactly what that many single creates would have been, written a chunk at a time.
  *
  * Design (memory, fairness, all or nothing):
  * - The body is at most 5 MB and 10,000 rows; rows are parsed once into create bodies, never
@@ -87,7 +87,7 @@ export class BulkService {
   async importDues(business: BusinessRow, source: ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
     const rows = 'csv' in source ? csvRows(source.csv) : jsonRows(source.rows);
     const failures: RowError[] = [];
-    for (const [i, row] of rows.entries()) checkRow(business, row, i + 1, failures);
+    for (const [i, row] of rows.entries()) checkRow(this.deps.transactions, business, row, i + 1, failures);
     await this.checkInvoiceNumbers(options.trx ?? this.deps.db, business, rows, failures);
     rejectIfAny(failures);
 
@@ -119,24 +119,32 @@ export class BulkService {
     rejectIfAny(failures);
 
     const result: ImportResult = { created: 0, contacts_created: 0, ids: [] };
+    const { transactions } = this.deps;
+    // Rows naming the same contact (by id or name, with the same phone) look it up once.
+    const contacts = new Map<string, ContactRow>();
     for (let start = 0; start < rows.length; start += CHUNK) {
       if (start > 0) await nextTurn();
+      const chunk: { input: CreateTransactionInput; contact: ContactRow }[] = [];
       for (let i = start; i < Math.min(start + CHUNK, rows.length); i++) {
         const row = rows[i] as ParsedRow;
-        try {
-          const { transaction, contactCreated } = await this.deps.transactions.create(
-            business,
-            row.input as CreateTransactionInput,
-            trx,
-          );
-          result.ids.push(transaction.id);
-          if (contactCreated) result.contacts_created++;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          // A domain refusal (thrown before any statement failed): the whole import rolls back.
-          throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
+        const input = row.input as CreateTransactionInput;
+        const key = JSON.stringify([input.contact_id, input.contact_name?.trim().toLowerCase(), input.contact_phone]);
+        let contact = contacts.get(key);
+        if (!contact) {
+          try {
+            const found = await transactions.contactFor(trx, business, input);
+            if (found.contactCreated) result.contacts_created++;
+            contact = found.contact;
+          } catch (error) {
+            if (!(error instanceof AppError)) throw error;
+            // A refusal found while writing (an unknown contact_id): the whole import rolls back.
+            throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
+          }
+          contacts.set(key, contact);
         }
+        chunk.push({ input, contact });
       }
+      for (const written of await transactions.insertMany(trx, business, chunk)) result.ids.push(written.id);
       options.onProgress?.(Math.min(start + CHUNK, rows.length), rows.length);
     }
     result.created = result.ids.length;
@@ -261,7 +269,13 @@ function csvRow(record: Record<string, string>): ParsedRow {
 }
 
 /** The checks of a create body that need no database: the request schema, then the name and phone rules. */
-function checkRow(business: BusinessRow, row: ParsedRow, n: number, failures: RowError[]): void {
+function checkRow(
+  transactions: TransactionService,
+  business: BusinessRow,
+  row: ParsedRow,
+  n: number,
+  failures: RowError[],
+): void {
   if (row.problem) {
     failures.push({ row: n, ...row.problem });
     return;
@@ -272,8 +286,7 @@ function checkRow(business: BusinessRow, row: ParsedRow, n: number, failures: Ro
       throw errors.badRequest('each row must be a JSON object');
     }
     if (!validateBody(input)) throw validationToAppError(validateBody.errors ?? [], 'body');
-    if (typeof input.contact_name === 'string') checkContactName(input.contact_name, 'contact_name');
-    if (typeof input.contact_phone === 'string') parsePhone(input.contact_phone, business, 'contact_phone');
+    transactions.checkCreate(business, input as CreateTransactionInput);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const field = row.columnOf(error.field);

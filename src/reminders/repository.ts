@@ -10,6 +10,10 @@ export function insertReminder(db: Executor, row: ReminderRow) {
   return insertRows(db, 'reminders', [row]);
 }
 
+export function insertReminders(db: Executor, rows: readonly ReminderRow[]) {
+  return insertRows(db, 'reminders', rows);
+}
+
 export function findReminder(db: Executor, id: string) {
   return db.selectFrom('reminders').selectAll().where('id', '=', id).executeTakeFirst();
 }

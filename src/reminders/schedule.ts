@@ -2,6 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor, TransactionTable } from '../db/schema.js';
 import { instantAt } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import type { ReminderRow } from './repository.js';
 import * as repo from './repository.js';
 
 /** The automatic reminder goes out at this local time on the due date. */
@@ -18,28 +19,42 @@ export async function scheduleForNewDue(
   due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
   now: Date,
 ): Promise<void> {
-  const at = instantAt(business.timezone, due.due_date, AUTOMATIC_HOUR, 0);
-  if (at.getTime() <= now.getTime()) return;
-  await repo.insertReminder(trx, {
-    id: uuidv7(now.getTime()),
-    business_id: due.business_id,
-    transaction_id: due.id,
-    contact_id: due.contact_id,
-    kind: 'automatic',
-    status: 'scheduled',
-    template: null,
-    reason: null,
-    scheduled_for: at.toISOString(),
-    sent_at: null,
-    attempts: 0,
-    lease_id: null,
-    locked_until: null,
-    provider_message_id: null,
-    delivery_status: null,
-    delivery_updated_at: null,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-  });
+  await scheduleForNewDues(trx, business, [due], now);
+}
+
+/** The automatic reminders of several new dues, in one statement (a bulk import). */
+export async function scheduleForNewDues(
+  trx: Executor,
+  business: Pick<BusinessRow, 'timezone'>,
+  dues: readonly Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>[],
+  now: Date,
+): Promise<void> {
+  const rows: ReminderRow[] = [];
+  for (const due of dues) {
+    const at = instantAt(business.timezone, due.due_date, AUTOMATIC_HOUR, 0);
+    if (at.getTime() <= now.getTime()) continue;
+    rows.push({
+      id: uuidv7(now.getTime()),
+      business_id: due.business_id,
+      transaction_id: due.id,
+      contact_id: due.contact_id,
+      kind: 'automatic',
+      status: 'scheduled',
+      template: null,
+      reason: null,
+      scheduled_for: at.toISOString(),
+      sent_at: null,
+      attempts: 0,
+      lease_id: null,
+      locked_until: null,
+      provider_message_id: null,
+      delivery_status: null,
+      delivery_updated_at: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    });
+  }
+  await repo.insertReminders(trx, rows);
 }
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */

@@ -53,6 +53,49 @@ export async function addPendingDue(db: Executor, businessId: string, dueDate: s
   await addToDayQuery(db, { businessId, dueDate, paise });
 }
 
+/** Several new pending dues (a bulk import): the totals once, and each due date's count once. */
+export async function addPendingDues(
+  db: Executor,
+  businessId: string,
+  dues: readonly { dueDate: string; paise: number }[],
+) {
+  const only = dues[0];
+  if (dues.length <= 1) {
+    if (only) await addPendingDue(db, businessId, only.dueDate, only.paise);
+    return;
+  }
+  const byDay = new Map<string, { count: number; paise: number }>();
+  let paise = 0;
+  for (const due of dues) {
+    const day = byDay.get(due.dueDate) ?? { count: 0, paise: 0 };
+    day.count++;
+    day.paise += due.paise;
+    byDay.set(due.dueDate, day);
+    paise += due.paise;
+  }
+  await db
+    .updateTable('business_totals')
+    .set({
+      pending_count: sql`pending_count + ${dues.length}`,
+      pending_paise: sql`pending_paise + ${paise}`,
+    })
+    .where('business_id', '=', businessId)
+    .execute();
+  // In date order: concurrent writers take the day rows in one order (no deadlock).
+  for (const [dueDate, day] of [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    await db
+      .insertInto('pending_by_day')
+      .values({ business_id: businessId, due_date: dueDate, due_count: day.count, due_paise: day.paise })
+      .onConflict((oc) =>
+        oc.columns(['business_id', 'due_date']).doUpdateSet({
+          due_count: sql`pending_by_day.due_count + ${day.count}`,
+          due_paise: sql`pending_by_day.due_paise + ${day.paise}`,
+        }),
+      )
+      .execute();
+  }
+}
+
 /** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */
 export async function movePendingToOverdue(
   db: Executor,

@@ -111,5 +111,6 @@ describe('admin CLI import and export', () => {
     );
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout).data.created).toBe(2);
-  });
+    // two processes started through tsx on a shared machine
+  }, 150_000);
 });

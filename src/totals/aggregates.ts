@@ -81,19 +81,26 @@ export async function addPendingDues(
     })
     .where('business_id', '=', businessId)
     .execute();
-  // In date order: concurrent writers take the day rows in one order (no deadlock).
-  for (const [dueDate, day] of [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    await db
-      .insertInto('pending_by_day')
-      .values({ business_id: businessId, due_date: dueDate, due_count: day.count, due_paise: day.paise })
-      .onConflict((oc) =>
-        oc.columns(['business_id', 'due_date']).doUpdateSet({
-          due_count: sql`pending_by_day.due_count + ${day.count}`,
-          due_paise: sql`pending_by_day.due_paise + ${day.paise}`,
-        }),
-      )
-      .execute();
-  }
+  // One statement, in date order: concurrent writers take the day rows in one order (no deadlock).
+  await db
+    .insertInto('pending_by_day')
+    .values(
+      [...byDay]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([dueDate, day]) => ({
+          business_id: businessId,
+          due_date: dueDate,
+          due_count: day.count,
+          due_paise: day.paise,
+        })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'due_date']).doUpdateSet({
+        due_count: sql`pending_by_day.due_count + excluded.due_count`,
+        due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
+      }),
+    )
+    .execute();
 }
 
 /** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */

@@ -246,6 +246,15 @@ describe('POST /v1/transactions/import (JSON)', () => {
     expect(tooMany.body.error.field).toBe('rows');
   });
 
+  it('refuses a body over 5 MB before reading it', async () => {
+    const biz = await h.newBusiness();
+    const big = `contact_name,amount,due_date,notes\n${`Big Buyer,1,2026-12-01,${'x'.repeat(400)}\n`.repeat(13_500)}`;
+    expect(big.length).toBeGreaterThan(5 * 1024 * 1024);
+    const res = await importCsv(biz, big);
+    expect([400, 413]).toContain(res.status);
+    expect(await listTotal(biz)).toBe(0);
+  });
+
   it('refuses a body that is neither CSV nor JSON, and answers 401 without a key', async () => {
     const biz = await h.newBusiness();
     const xml = await biz.post('/v1/transactions/import', undefined, {
@@ -319,6 +328,26 @@ describe('GET /v1/transactions/export', () => {
     const bad = await biz.get('/v1/transactions/export?status=nope');
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('status');
+  });
+
+  it('lists deleted dues only for an incremental sync that asks, and never the dues of another business', async () => {
+    const biz = await h.newBusiness();
+    const kept = await newDue(biz, { contact_name: 'Kept Buyer' });
+    const gone = await newDue(biz, { contact_name: 'Gone Buyer' });
+    expect((await biz.delete(`/v1/transactions/${gone.id}`)).status).toBe(200);
+    expect((await exportCsv(biz)).rows.map((r) => r.id)).toEqual([kept.id]);
+    const since = encodeURIComponent('2026-01-01T00:00:00Z');
+    const sync = await exportCsv(biz, `?since=${since}&include_deleted=true`);
+    const deleted = sync.rows.find((r) => r.id === gone.id);
+    expect(deleted?.deleted_at).toBe(START);
+    expect(sync.rows).toHaveLength(2);
+
+    const other = await h.newBusiness();
+    const theirs = await newDue(other, { contact_name: 'Their Buyer' });
+    const foreign = await exportCsv(biz, `?contact_id=${theirs.contact_id}`);
+    expect(foreign.rows).toEqual([]);
+    expect(foreign.text.split('\r\n')[0]).toMatch(/^id,contact_id,/);
+    expect((await h.request('GET', '/v1/transactions/export')).status).toBe(401);
   });
 
   it('walks more rows than one batch in the list order, each once', async () => {

@@ -352,7 +352,7 @@ describe('GET /v1/transactions/export', () => {
 
   it('walks more rows than one batch in the list order, each once', async () => {
     const biz = await h.newBusiness();
-    const rows = Array.from({ length: 2_100 }, (_, i) => ({
+    const rows = Array.from({ length: 1_100 }, (_, i) => ({
       contact_name: `Buyer ${i % 7}`,
       amount_paise: 100 + i,
       // few dates, so that the keyset walks ties of due_date and created_at
@@ -360,8 +360,8 @@ describe('GET /v1/transactions/export', () => {
     }));
     expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
     const exported = await exportCsv(biz);
-    expect(exported.rows).toHaveLength(2_100);
-    expect(new Set(exported.rows.map((r) => r.id)).size).toBe(2_100);
+    expect(exported.rows).toHaveLength(1_100);
+    expect(new Set(exported.rows.map((r) => r.id)).size).toBe(1_100);
     const firstPage = (await biz.get('/v1/transactions?limit=200')).body.data.map((t: { id: string }) => t.id);
     expect(exported.rows.slice(0, 200).map((r) => r.id)).toEqual(firstPage);
   });

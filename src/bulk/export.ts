@@ -8,7 +8,7 @@ import { csvLine } from './csv.js';
 /** Every column of the Transaction, in the API's order (amounts in paise). */
 export const EXPORT_COLUMNS = Object.keys(Transaction.properties) as (keyof typeof Transaction.properties)[];
 /** Rows read per query: big enough that a query's cost is spread, small enough that memory stays flat. */
-const BATCH = 2_000;
+const BATCH = 1_000;
 
 export interface ExportFilter {
   status?: TransactionFilter['status'];

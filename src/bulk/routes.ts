@@ -114,6 +114,7 @@ export async function bulkRoutes(app: App) {
         ...(include_deleted !== undefined && { includeDeleted: include_deleted }),
       });
       // The first chunk (header and first batch) is read before answering: a failing store is a 503.
+      // A byte stream with a 64 KB mark: the next batch is read only once the socket has taken this one.
       const first = await chunks.next();
       async function* all() {
         if (!first.done) yield first.value;
@@ -122,7 +123,7 @@ export async function bulkRoutes(app: App) {
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="transactions.csv"')
-        .send(Readable.from(all()) as never);
+        .send(Readable.from(all(), { objectMode: false, highWaterMark: 64 * 1024 }) as never);
     },
   );
 }

@@ -205,6 +205,26 @@ describe('POST /v1/transactions/import (JSON)', () => {
     expect(await listTotal(biz)).toBe(4);
   });
 
+  it('a recurring row catches its series up exactly as a single create does', async () => {
+    const body = {
+      contact_name: 'Series Buyer',
+      amount_paise: 1000,
+      due_date: '2026-09-30',
+      recurrence: { interval: 'monthly', until: null },
+    };
+    const alone = await h.newBusiness();
+    expect((await alone.post('/v1/transactions', body)).status).toBe(201);
+    const imported = await h.newBusiness();
+    const res = await imported.post('/v1/transactions/import', { rows: [body] });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data.created).toBe(1);
+    const dates = async (biz: TestBusiness) =>
+      (await biz.get('/v1/transactions')).body.data.map((t: { due_date: string }) => t.due_date);
+    expect(await dates(imported)).toEqual(await dates(alone));
+    expect((await dates(imported)).length).toBeGreaterThan(1);
+    expect(await summaryOf(imported)).toEqual(await summaryOf(alone));
+  });
+
   it('names bad JSON rows, including refusals found while writing (another business contact: row 2)', async () => {
     const biz = await h.newBusiness();
     const other = await h.newBusiness();

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
+import { idempotencyKeyOf, sendAnswer } from '../http/idempotency.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
@@ -86,10 +87,13 @@ export async function bulkRoutes(app: App) {
       if (request.query.dry_run === true) {
         return reply.code(201).send({ data: await bulk.importDues(business, source, { dryRun: true }) });
       }
-      return app.idempotency.execute(request, reply, 'transactions.import', async (trx) => ({
-        status: 201,
-        body: { data: await bulk.importDues(business, source, { trx }) },
-      }));
+      return sendAnswer(
+        reply,
+        await bulk.importOnce(business, source, {
+          idempotencyKey: idempotencyKeyOf(request, 'transactions.import'),
+          respond: (result) => ({ status: 201, body: { data: result } }),
+        }),
+      );
     },
   );
 

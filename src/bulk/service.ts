@@ -7,6 +7,7 @@ import type { Db, Executor, Trx } from '../db/schema.js';
 import type { StoreKind } from '../db/store.js';
 import { AppError, errors, type RowError, RowsError } from '../errors.js';
 import { validationToAppError, validatorCompiler } from '../http/validation.js';
+import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
 import type { TransactionService } from '../transactions/service.js';
 import { normaliseDueDate, rupeesToPaise, unguardCell } from './csv.js';
@@ -76,12 +77,30 @@ const validateBody = validatorCompiler({
  */
 export class BulkService {
   constructor(
-    private readonly deps: { db: Db; storeKind: StoreKind; transactions: TransactionService; publicBaseUrl: string },
+    private readonly deps: {
+      db: Db;
+      storeKind: StoreKind;
+      transactions: TransactionService;
+      idempotency: IdempotencyStore;
+      publicBaseUrl: string;
+    },
   ) {}
 
   /** The business's dues matching the list filters as CSV chunks (export.ts), read as they are consumed. */
   exportCsv(business: BusinessRow, filter: ExportFilter = {}): AsyncGenerator<string> {
     return exportCsv(this.deps, business, filter, this.deps.transactions.today(business));
+  }
+
+  /**
+   * An import in its own database transaction, once per Idempotency-Key (PRODUCT part 2, as on
+   * create): the key is claimed, the dues written and the response stored in that one transaction.
+   */
+  importOnce(business: BusinessRow, source: ImportSource, idem: Idempotent<ImportResult>): Promise<Answer> {
+    return this.deps.db
+      .transaction()
+      .execute((trx) =>
+        this.deps.idempotency.once(trx, business.id, idem, () => this.importDues(business, source, { trx })),
+      );
   }
 
   async importDues(business: BusinessRow, source: ImportSource, options: ImportOptions = {}): Promise<ImportResult> {

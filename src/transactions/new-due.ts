@@ -3,7 +3,7 @@ import type { Executor } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { recordEvents } from '../outbox/events.js';
-import { scheduleForNewDues } from '../reminders/schedule.js';
+import { scheduleForNewDues } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { transactionEventData } from './presenter.js';
 import type { TransactionView } from './repository.js';

@@ -5,6 +5,7 @@ import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
 import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
+import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import * as aggregates from '../totals/aggregates.js';
@@ -19,29 +20,47 @@ import { extendSeries } from './series.js';
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
+export interface CreatedTransaction {
+  transaction: repo.TransactionView;
+  contactCreated: boolean;
+}
+
 export class TransactionService {
-  constructor(private readonly deps: { db: Db; clock: Clock; contacts: ContactService }) {}
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; contacts: ContactService; idempotency: IdempotencyStore },
+  ) {}
 
   today(business: BusinessRow): string {
     return localDate(business.timezone, this.deps.clock.now());
   }
 
   /**
-   * Creates a due (PRODUCT part 3): the contact is taken by id or found/created by name, the
-   * totals and the transaction.created event are written in the same database transaction.
+   * Creates a due (PRODUCT part 3) in its own database transaction; with `idem` the Idempotency-Key
+   * is claimed and the response stored in that same transaction, and the answer is the response
+   * (first or replayed).
    */
-  async create(
+  create(business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction>;
+  create(business: BusinessRow, input: CreateTransactionInput, idem: Idempotent<CreatedTransaction>): Promise<Answer>;
+  create(
     business: BusinessRow,
     input: CreateTransactionInput,
-    trx?: Trx,
-  ): Promise<{ transaction: repo.TransactionView; contactCreated: boolean }> {
+    idem?: Idempotent<CreatedTransaction>,
+  ): Promise<CreatedTransaction | Answer> {
+    return this.deps.db.transaction().execute<CreatedTransaction | Answer>((trx) => {
+      const work = () => this.createIn(trx, business, input);
+      return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
+    });
+  }
+
+  /**
+   * Creates a due inside the caller's transaction (a larger change, a batch): the contact is taken
+   * by id or found/created by name; the totals and the transaction.created event are written with it.
+   */
+  async createIn(trx: Trx, business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction> {
     const checked = this.checkCreate(business, input);
-    const work = async (t: Trx) => {
-      const { contact, contactCreated } = await this.contactFor(t, business, input, checked);
-      const [transaction] = await this.insertMany(t, business, [{ input, contact }]);
-      return { transaction: transaction as repo.TransactionView, contactCreated };
-    };
-    return trx ? work(trx) : this.deps.db.transaction().execute(work);
+    const { contact, contactCreated } = await this.contactFor(trx, business, input, checked);
+    const [transaction] = await this.insertMany(trx, business, [{ input, contact }]);
+    return { transaction: transaction as repo.TransactionView, contactCreated };
   }
 
   /** The create rules that need no database: exactly one of contact_id / contact_name, the name and phone rules. */
@@ -204,18 +223,28 @@ export class TransactionService {
   }
 
   /**
-   * Records part or all of what a due owes (PRODUCT part 10) in its own database transaction.
-   * Other modules that record a payment as part of a larger change (a confirmed claim, a gateway
-   * webhook) call `recordPaymentIn` with their transaction instead.
+   * Records part or all of what a due owes (PRODUCT part 10) in its own database transaction, with
+   * the Idempotency-Key when `idem` is given. Other modules that record a payment as part of a
+   * larger change (a confirmed claim, a gateway webhook) call `recordPaymentIn` with their
+   * transaction instead.
    */
+  recordPayment(business: BusinessRow, transactionId: string, input: PaymentInput): Promise<RecordedPayment>;
   recordPayment(
     business: BusinessRow,
     transactionId: string,
     input: PaymentInput,
-    opts: { trx?: Trx } = {},
-  ): Promise<RecordedPayment> {
-    const work = (trx: Trx) => this.recordPaymentIn(trx, business, transactionId, input);
-    return opts.trx ? work(opts.trx) : this.deps.db.transaction().execute(work);
+    idem: Idempotent<RecordedPayment>,
+  ): Promise<Answer>;
+  recordPayment(
+    business: BusinessRow,
+    transactionId: string,
+    input: PaymentInput,
+    idem?: Idempotent<RecordedPayment>,
+  ): Promise<RecordedPayment | Answer> {
+    return this.deps.db.transaction().execute<RecordedPayment | Answer>((trx) => {
+      const work = () => this.recordPaymentIn(trx, business, transactionId, input);
+      return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
+    });
   }
 
   recordPaymentIn(trx: Trx, business: BusinessRow, transactionId: string, input: PaymentInput) {

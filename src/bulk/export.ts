@@ -1,7 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import { presentTransaction } from '../transactions/presenter.js';
-import { type ListPosition, listAfter, type TransactionFilter } from '../transactions/repository.js';
+import { type ListPosition, listTransactions, type TransactionFilter } from '../transactions/repository.js';
 import { Transaction } from '../transactions/schema.js';
 import { csvLine } from './csv.js';
 
@@ -20,7 +20,7 @@ export interface ExportFilter {
 /**
  * The business's dues matching the list filters as CSV text (PRODUCT part 12), one chunk per batch
  * of rows: the header, then the rows in the list's order. Batches are read by keyset
- * (transactions/repository.ts listAfter) and only when the consumer asks for more, so memory stays
+ * (transactions/repository.ts listTransactions after a cursor, PRODUCT part 17) and only when the consumer asks for more, so memory stays
  * flat whatever the number of dues, and each query is short, leaving the store to other requests
  * between batches.
  */
@@ -38,13 +38,13 @@ export async function* exportCsv(
     // Deleted dues only reach an incremental sync that asks for them (PRODUCT part 10), as in the list.
     includeDeleted: filter.since !== undefined && filter.includeDeleted === true,
   };
-  const ctx = { today, publicBaseUrl: deps.publicBaseUrl };
+  const ctx = { today, publicBaseUrl: deps.publicBaseUrl, timezone: business.timezone };
   // The header goes out with the first batch: a store that fails on the first read fails the
   // request before anything is sent (a 503, not a cut-off file).
   let chunk = csvLine(EXPORT_COLUMNS);
   let after: ListPosition | undefined;
   for (;;) {
-    const rows = await listAfter(deps.db, business.id, where, after, BATCH);
+    const rows = await listTransactions(deps.db, business.id, where, BATCH, 0, after);
     if (rows.length === 0) {
       if (chunk !== '') yield chunk;
       return;

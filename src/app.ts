@@ -13,11 +13,12 @@ import { RenderedResponses } from './http/rendered.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { legacyErrorHandler } from './legacy/errors.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
 import { opsRoutes } from './ops/routes.js';
-import { payPageRoutes } from './paypage/routes.js';
+import { payPageErrorHandler, payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Summary } from './summary/schema.js';
@@ -42,6 +43,15 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // Errors the router raises before any route is chosen (bad percent-encoding, an over-long
+    // path parameter) go through the error handler of the scope the URL belongs to (PRODUCT part 16).
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const path = request.raw.url ?? '';
+      if (path.startsWith('/legacy/')) return legacyErrorHandler(error, request, reply);
+      if (path.startsWith('/pay/')) return payPageErrorHandler(error, request, reply);
+      return errorHandler(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);

@@ -2,6 +2,7 @@ import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import { isCleanText } from '../lib/text.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
 import { balanceOf, effectiveStatus } from '../transactions/domain.js';
 import * as repo from './repository.js';
@@ -113,8 +114,7 @@ export class PayPageService {
     if (reference.length > REFERENCE_MAX) {
       return { kind: 'invalid', page, message: `The reference can be at most ${REFERENCE_MAX} characters.` };
     }
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-    if (/[\u0000-\u001f\u007f]/.test(reference)) {
+    if (!isCleanText(reference)) {
       return { kind: 'invalid', page, message: 'The reference can only contain printable characters.' };
     }
 

@@ -17,7 +17,8 @@ commands:
   business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false]
                [--upi-id VPA]
   key issue --business ID
-  key revoke --key KEY`;
+  key list --business ID
+  key revoke --key KEY | --id KEY_ID`;
 
 class UsageError extends Error {}
 
@@ -36,6 +37,7 @@ const OPTIONS = {
   'reminders-paused': { type: 'string' },
   'upi-id': { type: 'string' },
   key: { type: 'string' },
+  id: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -113,10 +115,25 @@ const COMMANDS: Record<string, Command> = {
       text: `API key (shown once): ${apiKey}`,
     };
   },
+  'key list': async (v, businesses) => {
+    allowOnly(v, ['business']);
+    const id = required(v, 'business');
+    await businesses.get(id);
+    const keys = await businesses.listKeys(id);
+    const lines = keys.map(
+      (k) =>
+        `${k.id}  ${k.prefix}…  ${k.source.padEnd(9)}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
+    );
+    return { json: { keys }, text: lines.length > 0 ? lines.join('\n') : 'no keys' };
+  },
   'key revoke': async (v, businesses) => {
-    allowOnly(v, ['key']);
-    const revoked = await businesses.revokeKey(required(v, 'key'));
-    if (!revoked) throw new UsageError('no active API key matches --key');
+    allowOnly(v, ['key', 'id']);
+    if ((v.key === undefined) === (v.id === undefined)) throw new UsageError('give one of --key or --id');
+    const revoked =
+      v.id !== undefined
+        ? await businesses.revokeKeyById(required(v, 'id'))
+        : await businesses.revokeKey(required(v, 'key'));
+    if (!revoked) throw new UsageError(`no active API key matches --${v.id !== undefined ? 'id' : 'key'}`);
     return { json: { revoked: true }, text: 'API key revoked' };
   },
 };

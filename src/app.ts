@@ -26,6 +26,12 @@ import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** TRUST_PROXY as Fastify takes it: a hop count is "the nearest n proxies" (proxy-addr's own rule). */
+function trustProxyOption(trust: App['deps']['config']['trustProxy']) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return trust === false ? false : [...trust];
+}
+
 /** Builds the HTTP application; it does not listen (server.ts does, tests use inject or listen). */
 export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promise<App> {
   const { config } = deps;
@@ -34,7 +40,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     // Per-request access logs halve throughput (issue 2 measured it), so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -72,6 +78,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   // One hook for what every response needs (each Fastify hook costs a request a few microseconds).
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    // API answers are one business's data: no shared or browser cache keeps them.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },
       reply.elapsedTime / 1000,

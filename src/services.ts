@@ -52,7 +52,7 @@ export function createServices(deps: {
     deps.webhookSender ??
     createHttpSender({ timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.webhookAllowPrivateNetworks });
   const secretBox = lazySecretBox({
-    encryptionKey: config.encryptionKey,
+    encryptionKeys: config.encryptionKeys,
     db,
     storeKind: deps.store.kind,
     dataDir: config.dataDir,

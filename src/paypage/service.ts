@@ -30,7 +30,7 @@ export interface PayPage {
   dueDate: string;
   paidAt: string | null;
   invoiceNumber: string | null;
-  notes: string | null;
+  // No notes: they are the business's own and never on the page (PRODUCT part 8).
   upiId: string | null;
   claimCount: number;
   lastClaim: { reference: string | null; createdAt: string } | null;
@@ -92,7 +92,6 @@ export class PayPageService {
       dueDate: row.due_date,
       paidAt: row.paid_at,
       invoiceNumber: row.invoice_number,
-      notes: row.notes,
       upiId: row.upi_id,
       claimCount: row.claim_count,
       lastClaim: last ? { reference: last.reference, createdAt: last.created_at } : null,

@@ -50,7 +50,9 @@ export class WebhookService {
     const url = checkUrl(input.url);
     const events = checkEvents(input.events, allowedEvents);
     const secret = randomBytes(32).toString('hex');
-    const sealed = (await this.deps.secretBox()).seal(secret);
+    const id = uuidv7();
+    // The endpoint's id is the sealed secret's associated data: bound to this endpoint only.
+    const sealed = (await this.deps.secretBox()).seal(secret, id);
     return this.deps.db.transaction().execute(async (trx) => {
       await endpointsRepo.lockBusiness(trx, business.id);
       if ((await endpointsRepo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
@@ -60,7 +62,7 @@ export class WebhookService {
       }
       const now = this.deps.clock.now().toISOString();
       const row: endpointsRepo.EndpointRow = {
-        id: uuidv7(),
+        id,
         business_id: business.id,
         url,
         events: JSON.stringify(events),
@@ -104,6 +106,7 @@ export class WebhookService {
     const body = deliveryBody(event, at, JSON.stringify(sampleData(event, at, business.currency)));
     const result = await signAndSend(this.deps, {
       url: endpoint.row.url,
+      endpointId: endpoint.row.id,
       secretSealed: endpoint.row.secret_sealed,
       body,
       event,

@@ -234,6 +234,16 @@ describe('createHttpSender guarding against private targets', () => {
     expect(tcpConnections).toBe(0);
   });
 
+  it('tells the server log the refused address, while the result says only "destination not allowed"', async () => {
+    const refused: string[] = [];
+    const result = await guarded({ lookup: fakeLookup(['10.0.0.5']), onRefused: (d) => refused.push(d) }).send({
+      url: `https://hooks.example:${tcpPort}/hook`,
+      ...post,
+    });
+    expect(result.error).toBe('destination not allowed');
+    expect(refused).toEqual(['refused: hooks.example resolves to a private address (10.0.0.5)']);
+  });
+
   it('refuses a name all of whose addresses are blocked', async () => {
     const result = await guarded({ lookup: fakeLookup(['10.0.0.5', '127.0.0.1', 'fd00::1']) }).send({
       url: `https://hooks.example:${tcpPort}/hook`,

@@ -33,6 +33,8 @@ export interface HttpSenderOptions {
   ca?: string | string[];
   /** resolver, dns.lookup by default (tests inject one) */
   lookup?: typeof dns.lookup;
+  /** told why a target was refused, with the address (for the server log; the business sees BLOCKED_MESSAGE) */
+  onRefused?: (detail: string) => void;
   /** connections per origin, 16 by default */
   connections?: number;
   userAgent?: string;
@@ -196,6 +198,11 @@ export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
     // undici's dispatch API rather than `request`: no response stream, no AbortSignal per attempt
     // (together about a third of the client's cost per delivery); the attempt is cut short through
     // the dispatch controller instead.
+    const refusedDetail = (error: unknown) => {
+      const detail = blockedDetail(error);
+      if (detail !== undefined) opts.onRefused?.(detail);
+      return detail;
+    };
     return new Promise<WebhookResult>((resolve) => {
       let controller: Dispatcher.DispatchController | null = null;
       // why the attempt was stopped by us, if it was: the timer, the caller, or a body too large
@@ -256,12 +263,12 @@ export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
             onResponseError(_c, error) {
               // the status, when it came, stays in the result: it is what the receiver answered
               if (stopped === 'large body') settle(outcome());
-              else settle(describeError(error, opts.timeoutMs), blockedDetail(error));
+              else settle(describeError(error, opts.timeoutMs), refusedDetail(error));
             },
           },
         );
       } catch (error) {
-        settle(describeError(error, opts.timeoutMs), blockedDetail(error));
+        settle(describeError(error, opts.timeoutMs), refusedDetail(error));
       }
     });
   }

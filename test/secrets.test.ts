@@ -1,14 +1,16 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createCipheriv, createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/run.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { keyId, SecretBox } from '../src/webhooks/secret-box.js';
 import { createHttpSender } from '../src/webhooks/sender.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, STORE, startHarness } from './helpers/harness.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
+import { storeEnv } from './helpers/processes.js';
 
 /** PRODUCT part 16: secrets kept apart from the data. */
 
@@ -107,6 +109,82 @@ describe('webhook secrets over HTTP', () => {
     const moved = await biz.post(`/v1/webhooks/${b.body.data.id}/test`);
     expect(moved.status).toBe(200);
     expect(moved.body.data.delivered).toBe(false);
+  });
+});
+
+describe('secrets reseal (admin CLI)', () => {
+  let h: Harness;
+  let receiver: HttpsReceiver;
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver();
+    h = await startHarness({
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+      webhookSender: createHttpSender({ timeoutMs: 5000, allowPrivateNetworks: true, ca: receiver.ca }),
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  /** A secret as the earlier version sealed it: v1, no key id, no associated data. */
+  function sealV1(key: Buffer, plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', ...[iv, cipher.getAuthTag(), ct].map((p) => p.toString('base64url'))].join('.');
+  }
+
+  it('re-seals earlier secrets with the current key, bound to their endpoint, and forgets a key kept in the database', async () => {
+    const biz = await h.newBusiness();
+    const hook = await biz.post('/v1/webhooks', { url: receiver.url, events: ['transaction.created'] });
+    expect(hook.status).toBe(201);
+    const id = hook.body.data.id as string;
+    // Upgrading: on PostgreSQL the earlier version kept its key in app_settings; on SQLite in a file.
+    let oldKey: Buffer;
+    if (STORE === 'postgres') {
+      oldKey = randomBytes(32);
+      await h.store.db
+        .insertInto('app_settings')
+        .values({ name: 'webhook_secret_key', value: oldKey.toString('hex') })
+        .execute();
+    } else {
+      oldKey = Buffer.from(readFileSync(path.join(h.dataDir, 'encryption.key'), 'utf8').trim(), 'hex');
+    }
+    await h.store.db
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: sealV1(oldKey, hook.body.data.secret) })
+      .where('id', '=', id)
+      .execute();
+
+    const out: string[] = [];
+    const code = await runCli(['secrets', 'reseal', '--json'], {
+      env: { ...storeEnv(h), LOG_LEVEL: 'warn' },
+      out: (line) => out.push(line),
+      err: (line) => out.push(`ERR ${line}`),
+    });
+    expect(code, out.join('\n')).toBe(0);
+    expect(JSON.parse(out[0] as string)).toEqual({ resealed: 1, database_key_removed: STORE === 'postgres' });
+    const row = await h.store.db
+      .selectFrom('webhook_endpoints')
+      .select('secret_sealed')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.secret_sealed).toMatch(/^v2\./);
+    const settings = await h.store.db
+      .selectFrom('app_settings')
+      .select('name')
+      .where('name', '=', 'webhook_secret_key')
+      .execute();
+    expect(settings).toEqual([]);
+    // The secret itself is unchanged: deliveries are signed as before.
+    const test = await biz.post(`/v1/webhooks/${id}/test`);
+    expect(test.body.data.delivered).toBe(true);
+    const [received] = await receiver.waitFor(1);
+    const expected = createHmac('sha256', hook.body.data.secret)
+      .update(received?.body ?? '', 'utf8')
+      .digest('hex');
+    expect(received?.headers['x-service-signature']).toBe(expected);
   });
 });
 

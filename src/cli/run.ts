@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
-import type { BusinessService } from '../businesses/service.js';
 import { AppError, isClientError } from '../errors.js';
+import type { Services } from '../services.js';
 
 /**
  * Admin CLI (PRODUCT part 1, contract):
@@ -18,7 +18,8 @@ commands:
                [--upi-id VPA]
   key issue --business ID
   key list --business ID
-  key revoke --key KEY | --id KEY_ID`;
+  key revoke --key KEY | --id KEY_ID
+  secrets reseal`;
 
 class UsageError extends Error {}
 
@@ -56,10 +57,10 @@ function allowOnly(values: Values, allowed: string[]) {
   }
 }
 
-type Command = (values: Values, businesses: BusinessService) => Promise<{ json: object; text: string }>;
+type Command = (values: Values, services: Services) => Promise<{ json: object; text: string }>;
 
 const COMMANDS: Record<string, Command> = {
-  'business create': async (v, businesses) => {
+  'business create': async (v, { businesses }) => {
     allowOnly(v, ['name', 'phone', 'plan', 'currency', 'country', 'language', 'timezone']);
     const { business, apiKey } = await businesses.create({
       name: required(v, 'name'),
@@ -75,7 +76,7 @@ const COMMANDS: Record<string, Command> = {
       text: `created business ${business.name} (${business.id}), plan ${business.plan}\nAPI key (shown once): ${apiKey}`,
     };
   },
-  'business set': async (v, businesses) => {
+  'business set': async (v, { businesses }) => {
     allowOnly(v, ['business', 'plan', 'plan-expires-at', 'reminders-paused', 'upi-id']);
     const id = required(v, 'business');
     const paused = v['reminders-paused'];
@@ -107,7 +108,7 @@ const COMMANDS: Record<string, Command> = {
       text: `updated business ${business.id}`,
     };
   },
-  'key issue': async (v, businesses) => {
+  'key issue': async (v, { businesses }) => {
     allowOnly(v, ['business']);
     const apiKey = await businesses.issueKey(required(v, 'business'));
     return {
@@ -115,7 +116,7 @@ const COMMANDS: Record<string, Command> = {
       text: `API key (shown once): ${apiKey}`,
     };
   },
-  'key list': async (v, businesses) => {
+  'key list': async (v, { businesses }) => {
     allowOnly(v, ['business']);
     const id = required(v, 'business');
     await businesses.get(id);
@@ -126,7 +127,7 @@ const COMMANDS: Record<string, Command> = {
     );
     return { json: { keys }, text: lines.length > 0 ? lines.join('\n') : 'no keys' };
   },
-  'key revoke': async (v, businesses) => {
+  'key revoke': async (v, { businesses }) => {
     allowOnly(v, ['key', 'id']);
     if ((v.key === undefined) === (v.id === undefined)) throw new UsageError('give one of --key or --id');
     const revoked =
@@ -135,6 +136,14 @@ const COMMANDS: Record<string, Command> = {
         : await businesses.revokeKey(required(v, 'key'));
     if (!revoked) throw new UsageError(`no active API key matches --${v.id !== undefined ? 'id' : 'key'}`);
     return { json: { revoked: true }, text: 'API key revoked' };
+  },
+  'secrets reseal': async (v, { webhooks }) => {
+    allowOnly(v, []);
+    const { resealed, databaseKeyRemoved } = await webhooks.resealSecrets();
+    return {
+      json: { resealed, database_key_removed: databaseKeyRemoved },
+      text: `re-sealed ${resealed} webhook secret(s) with the current key${databaseKeyRemoved ? '; removed the key kept in the database' : ''}`,
+    };
   },
 };
 
@@ -177,7 +186,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const { bootstrap } = await import('../bootstrap.js');
   const runtime = await bootstrap({ env: io.env, logLevel: 'warn', logToStderr: true, shortLived: true });
   try {
-    const result = await command(values, runtime.services.businesses);
+    const result = await command(values, runtime.services);
     io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -115,3 +115,20 @@ export function disableEndpoint(db: Executor, id: string, reason: string, at: st
     .where('active', '=', 1)
     .executeTakeFirst();
 }
+
+/** Every endpoint's sealed secret, deleted ones too, a page at a time in id order (re-sealing). */
+export function sealedSecretsAfter(db: Executor, afterId: string | null, limit: number) {
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed']);
+  if (afterId !== null) query = query.where('id', '>', afterId);
+  return query.orderBy('id').limit(limit).execute();
+}
+
+/** Replaces a sealed secret only if it is still the one read (another re-seal may have won). */
+export function replaceSealedSecret(db: Executor, id: string, from: string, to: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ secret_sealed: to })
+    .where('id', '=', id)
+    .where('secret_sealed', '=', from)
+    .executeTakeFirst();
+}

@@ -25,8 +25,12 @@ export class SecretBox {
   readonly #byId = new Map<string, Buffer>();
   readonly #all: Buffer[];
 
+  /** False when the sealing key is one generated into a file (SQLite without ENCRYPTION_KEY). */
+  readonly sealsWithConfiguredKey: boolean;
+
   /** `keys`: the sealing key last; `openOnly`: keys kept only to open older secrets. */
-  constructor(keys: Buffer[], openOnly: Buffer[] = []) {
+  constructor(keys: Buffer[], openOnly: Buffer[] = [], configured = true) {
+    this.sealsWithConfiguredKey = configured;
     const all = [...keys, ...openOnly];
     if (keys.length === 0 || all.some((k) => k.length !== 32)) throw new Error('the encryption key must be 32 bytes');
     for (const key of all) this.#byId.set(keyId(key), key);
@@ -112,11 +116,11 @@ export async function resolveSecretKeys(opts: {
   db: Db;
   storeKind: 'sqlite' | 'postgres';
   dataDir: string;
-}): Promise<{ keys: Buffer[]; openOnly: Buffer[] }> {
+}): Promise<{ keys: Buffer[]; openOnly: Buffer[]; configured: boolean }> {
   if (opts.encryptionKeys.length > 0) {
     const keys = opts.encryptionKeys.map((k) => Buffer.from(k, 'hex'));
     const legacy = opts.storeKind === 'postgres' ? await legacyDatabaseKey(opts.db) : undefined;
-    return { keys, openOnly: legacy ? [legacy] : [] };
+    return { keys, openOnly: legacy ? [legacy] : [], configured: true };
   }
   if (opts.storeKind === 'postgres') throw new Error('ENCRYPTION_KEY is required on PostgreSQL');
   const file = path.join(opts.dataDir, KEY_FILE);
@@ -131,7 +135,17 @@ export async function resolveSecretKeys(opts: {
   } finally {
     unlinkSync(tmp);
   }
-  return { keys: [Buffer.from(readFileSync(file, 'utf8').trim(), 'hex')], openOnly: [] };
+  return { keys: [Buffer.from(readFileSync(file, 'utf8').trim(), 'hex')], openOnly: [], configured: false };
+}
+
+/**
+ * Deletes the key an earlier version generated into PostgreSQL's settings, once no secret needs it
+ * (the box seals with a configured key). True when it was there and is gone.
+ */
+export async function forgetDatabaseKey(db: Db, box: SecretBox): Promise<boolean> {
+  if (!box.sealsWithConfiguredKey) return false;
+  const result = await db.deleteFrom('app_settings').where('name', '=', KEY_SETTING).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 async function legacyDatabaseKey(db: Db): Promise<Buffer | undefined> {
@@ -144,7 +158,7 @@ export function lazySecretBox(opts: Parameters<typeof resolveSecretKeys>[0]): ()
   let box: Promise<SecretBox> | undefined;
   return () => {
     box ??= resolveSecretKeys(opts).then(
-      ({ keys, openOnly }) => new SecretBox(keys, openOnly),
+      ({ keys, openOnly, configured }) => new SecretBox(keys, openOnly, configured),
       (error: unknown) => {
         box = undefined;
         throw error;

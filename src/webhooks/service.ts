@@ -9,7 +9,7 @@ import { signalOutbox } from '../outbox/signal.js';
 import * as deliveriesRepo from './delivery-repository.js';
 import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, sampleData } from './payload.js';
-import type { SecretBox } from './secret-box.js';
+import { forgetDatabaseKey, type SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
 import { signAndSend } from './sign-and-send.js';
 
@@ -79,6 +79,30 @@ export class WebhookService {
       await endpointsRepo.insertEndpoint(trx, row);
       return { row, events, secret };
     });
+  }
+
+  /**
+   * Seals again, with the current sealing key and the endpoint bound in, every secret sealed
+   * before (v1) or with an older key of ENCRYPTION_KEYS (README "Security"): after it, the old key
+   * can leave the configuration, and a key an earlier version kept in the database is deleted.
+   * O(endpoints), run by the operator (`secrets reseal`), never on a request.
+   */
+  async resealSecrets(): Promise<{ resealed: number; databaseKeyRemoved: boolean }> {
+    const box = await this.deps.secretBox();
+    let resealed = 0;
+    let after: string | null = null;
+    for (;;) {
+      const page = await endpointsRepo.sealedSecretsAfter(this.deps.db, after, 500);
+      for (const row of page) {
+        if (!box.needsReseal(row.secret_sealed)) continue;
+        const fresh = box.seal(box.open(row.secret_sealed, row.id), row.id);
+        const done = await endpointsRepo.replaceSealedSecret(this.deps.db, row.id, row.secret_sealed, fresh);
+        resealed += Number(done.numUpdatedRows);
+      }
+      if (page.length < 500) break;
+      after = (page[page.length - 1] as { id: string }).id;
+    }
+    return { resealed, databaseKeyRemoved: await forgetDatabaseKey(this.deps.db, box) };
   }
 
   /** Soft-deletes the endpoint: it gets nothing more, queued deliveries are cancelled. */

@@ -116,3 +116,20 @@ describe('key revoke --id', () => {
     expect((await me(biz.apiKey)).status).toBe(401);
   });
 });
+
+describe('keys issued over chat', () => {
+  it('never leave more than 5 active, even when several are asked for at once', async () => {
+    const biz = await h.newBusiness();
+    const issued = await Promise.all(
+      Array.from({ length: 8 }, () => h.services.businesses.issueChatKey(biz.business.id)),
+    );
+    expect(issued.every((i) => i.apiKey !== null)).toBe(true);
+    const keys = await h.services.businesses.listKeys(biz.business.id);
+    expect(keys).toHaveLength(9);
+    const active = keys.filter((k) => k.revoked_at === null);
+    expect(active).toHaveLength(5);
+    // The CLI key stays; the newest four chat keys are the others.
+    expect(active.map((k) => k.source)).toEqual(['cli', 'chat', 'chat', 'chat', 'chat']);
+    expect(issued.filter((i) => i.apiKey !== null && i.revoked !== null)).toHaveLength(4);
+  });
+});

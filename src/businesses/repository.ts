@@ -1,4 +1,4 @@
-import { precompiled } from '../db/precompiled.js';
+import { isPostgres, precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
 import type { KeyListing } from './keys.js';
 
@@ -18,6 +18,20 @@ export function findBusinessesByPhone(db: Executor, phone: string) {
 
 export function updateBusiness(db: Executor, id: string, patch: Partial<Omit<BusinessRow, 'id' | 'created_at'>>) {
   return db.updateTable('businesses').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/**
+ * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
+ * so that two concurrent changes cannot both pass a per-business limit (20 webhook endpoints,
+ * 5 active API keys).
+ */
+export function lockBusiness(db: Executor, businessId: string) {
+  return db
+    .selectFrom('businesses')
+    .select('id')
+    .where('id', '=', businessId)
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
 }
 
 export function insertApiKey(

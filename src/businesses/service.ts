@@ -169,6 +169,7 @@ export class BusinessService {
     businessId: string,
   ): Promise<{ apiKey: string; revoked: KeyListing | null } | { apiKey: null; activeKeys: number }> {
     const result = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockBusiness(trx, businessId))) throw errors.notFound('business');
       const active = (await repo.listKeys(trx, businessId)).filter((k) => k.revoked_at === null);
       let revoked: KeyListing | null = null;
       if (active.length >= MAX_ACTIVE_KEYS) {

@@ -41,19 +41,6 @@ export function findEndpoint(db: Executor, businessId: string, id: string) {
     .executeTakeFirst();
 }
 
-/**
- * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
- * so that two concurrent creates cannot both see 19 endpoints and make 21.
- */
-export function lockBusiness(db: Executor, businessId: string) {
-  return db
-    .selectFrom('businesses')
-    .select('id')
-    .where('id', '=', businessId)
-    .$if(isPostgres(db), (q) => q.forUpdate())
-    .executeTakeFirst();
-}
-
 export function softDeleteEndpoint(db: Executor, businessId: string, id: string, at: string) {
   return db
     .updateTable('webhook_endpoints')

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BusinessRow } from '../businesses/repository.js';
+import { type BusinessRow, lockBusiness } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -54,7 +54,7 @@ export class WebhookService {
     // The endpoint's id is the sealed secret's associated data: bound to this endpoint only.
     const sealed = (await this.deps.secretBox()).seal(secret, id);
     return this.deps.db.transaction().execute(async (trx) => {
-      await endpointsRepo.lockBusiness(trx, business.id);
+      await lockBusiness(trx, business.id);
       if ((await endpointsRepo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
         throw errors.unprocessable(
           `a business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints; delete one first`,

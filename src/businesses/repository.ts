@@ -1,8 +1,9 @@
+import type { Selectable } from 'kysely';
 import { isPostgres, precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
 import type { KeyListing } from './keys.js';
 
-export type BusinessRow = BusinessTable;
+export type BusinessRow = Selectable<BusinessTable>;
 
 export function insertBusiness(db: Executor, row: BusinessRow) {
   return db.insertInto('businesses').values(row).execute();

@@ -1,6 +1,5 @@
 import type { CacheNamespace } from '../cache/cache.js';
 import type { Db, KeySource } from '../db/schema.js';
-import { isStoreUnavailable } from '../db/unavailable.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
@@ -64,7 +63,7 @@ function checkPlan(plan: string): Plan {
 
 /**
  * The `apiKeys` cache namespace (cache/cache.ts) with what its version is made of: the store's
- * signal of other processes' commits (SQLite only; absent, keys are read on every request).
+ * signal of other processes' commits (db/store.ts; absent, keys are read on every request).
  */
 export interface ApiKeyCache {
   cache: CacheNamespace<AuthenticatedKey>;
@@ -228,11 +227,10 @@ export class BusinessService {
     if (!this.#uses.due(keyId, now.getTime())) return;
     try {
       await repo.recordKeyUse(this.deps.db, keyId, now.toISOString());
-    } catch (error) {
-      // The request is answered all the same; the next use retries. An outage shows on its own read.
+    } catch {
+      // Bookkeeping only: the request is answered all the same and the key's next use retries
+      // (an outage or a full disk shows on the request's own reads and writes).
       this.#uses.forget(keyId);
-      if (isStoreUnavailable(error)) return;
-      throw error;
     }
   }
 

@@ -22,7 +22,7 @@ export interface NewDue {
 
 /**
  * Writes one new pending due with all its consequences, inside the caller's transaction: the row,
- * the running totals, its automatic reminder and transaction.created. Used by create and by the
+ * its automatic reminder, transaction.created and the running totals (in that order). Used by create and by the
  * recurrence of a series.
  */
 export async function insertDue(
@@ -50,11 +50,6 @@ export async function insertDues(
     trx,
     rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
   );
-  await aggregates.addPendingDues(
-    trx,
-    business.id,
-    rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
-  );
   await scheduleForNewDues(trx, business, rows, now);
   const today = localDate(business.timezone, now);
   await recordEvents(
@@ -65,6 +60,14 @@ export async function insertDues(
       data: transactionEventData(row, today),
       at: now,
     })),
+  );
+  // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
+  // COMMIT, so every other statement runs before it and a business's creates queue on the row
+  // for two statements, not for the whole transaction.
+  await aggregates.addPendingDues(
+    trx,
+    business.id,
+    rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
   );
   return rows;
 }

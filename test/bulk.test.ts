@@ -396,6 +396,10 @@ describe('GET /v1/transactions/export', () => {
     expect(res.status, res.text).toBe(201);
     expect(res.body.data.created).toBe(4);
     expect(await summaryOf(fresh)).toEqual(await summaryOf(biz));
+    // The open balances per due date (aging's running aggregate) arrive with the batch too.
+    const aging = async (b: TestBusiness) => (await b.get('/v1/aging')).body;
+    expect((await aging(fresh)).data).toBeDefined();
+    expect(await aging(fresh)).toEqual(await aging(biz));
     const again = await exportCsv(fresh);
     const pick = (r: Record<string, string>) => [r.contact_name, r.contact_phone, r.amount_paise, r.due_date, r.notes];
     expect(again.rows.map(pick)).toEqual((await exportCsv(biz)).rows.map(pick));

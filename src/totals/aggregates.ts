@@ -183,33 +183,33 @@ export async function addPendingDues(
     })
     .where('business_id', '=', businessId)
     .execute();
-  // The totals row first, then the days, each table in one statement in date order: the lock
-  // order every writer keeps (no deadlock). The pending days, then the open days (aging).
-  const days = [...byDay]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([dueDate, day]) => ({
-      business_id: businessId,
-      due_date: dueDate,
-      due_count: day.count,
-      due_paise: day.paise,
-    }));
+  // One statement per table, in date order: concurrent writers take the day rows in one order (no deadlock).
+  const days = [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  await addToDays(db, 'pending_by_day', businessId, days);
+  await addToDays(db, 'open_by_day', businessId, days);
+}
+
+/** Adds counts and paise to several days of a per-day table, in one statement. */
+async function addToDays(
+  db: Executor,
+  table: 'pending_by_day' | 'open_by_day',
+  businessId: string,
+  days: readonly [string, { count: number; paise: number }][],
+) {
   await db
-    .insertInto('pending_by_day')
-    .values(days)
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'due_date']).doUpdateSet({
-        due_count: sql`pending_by_day.due_count + excluded.due_count`,
-        due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
-      }),
+    .insertInto(table)
+    .values(
+      days.map(([dueDate, day]) => ({
+        business_id: businessId,
+        due_date: dueDate,
+        due_count: day.count,
+        due_paise: day.paise,
+      })),
     )
-    .execute();
-  await db
-    .insertInto('open_by_day')
-    .values(days)
     .onConflict((oc) =>
       oc.columns(['business_id', 'due_date']).doUpdateSet({
-        due_count: sql`open_by_day.due_count + excluded.due_count`,
-        due_paise: sql`open_by_day.due_paise + excluded.due_paise`,
+        due_count: sql`${sql.ref(`${table}.due_count`)} + excluded.due_count`,
+        due_paise: sql`${sql.ref(`${table}.due_paise`)} + excluded.due_paise`,
       }),
     )
     .execute();

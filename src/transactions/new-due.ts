@@ -36,8 +36,8 @@ export async function insertDue(
 
 /**
  * Several new dues with the same consequences as that many insertDue calls (a bulk import), each
- * step in one statement for all of them: the rows, the totals, the reminders, one
- * transaction.created per due.
+ * step in one statement for all of them: the rows, the reminders, one transaction.created per
+ * due, and the totals last.
  */
 export async function insertDues(
   trx: Executor,
@@ -63,7 +63,7 @@ export async function insertDues(
   );
   // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
   // COMMIT, so every other statement runs before it and a business's creates queue on the row
-  // for two statements, not for the whole transaction.
+  // for one statement, not for the whole transaction.
   await aggregates.addPendingDues(
     trx,
     business.id,

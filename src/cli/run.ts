@@ -204,9 +204,7 @@ const BULK_COMMANDS: Record<string, BulkCommand> = {
     const business = await services.businesses.get(required(v, 'business'));
     const write = io.write ?? ((chunk: string) => io.out(chunk.replace(/\r\n$/, '')));
     let rows = -1;
-    for await (const chunk of services.bulk.exportCsv(business, {
-      ...(status !== undefined && { status: status as (typeof TRANSACTION_STATUS_FILTERS)[number] }),
-    })) {
+    for await (const chunk of services.bulk.exportCsv(business, { ...(status !== undefined && { status }) })) {
       await write(chunk);
       rows += chunk.split('\r\n').length - 1;
       progressBar(io, rows);

@@ -11,6 +11,7 @@ import * as dueLifecycle from './2026-11-24T01-00_due-lifecycle.js';
 import * as moneyIn from './2026-11-24T05-00_money-in.js';
 import * as coveringListIndexes from './2026-11-24T06-00_covering-list-indexes.js';
 import * as sequences from './2026-11-24T07-00_sequences.js';
+import * as dataVersionAtCommit from './2026-11-24T08-00_data-version-at-commit.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T05-00_money-in': moneyIn,
   '2026-11-24T06-00_covering-list-indexes': coveringListIndexes,
   '2026-11-24T07-00_sequences': sequences,
+  '2026-11-24T08-00_data-version-at-commit': dataVersionAtCommit,
 };

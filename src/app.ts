@@ -5,6 +5,7 @@ import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { Idempotency } from './http/idempotency.js';
@@ -95,6 +96,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
   await app.register(whatsappWebhookRoutes);
+  // The business's dashboard (PRODUCT part 14): a session cookie instead of an API key.
+  await app.register(dashboardRoutes, { prefix: '/dashboard' });
 
   const authenticate = authenticationHook({
     config,

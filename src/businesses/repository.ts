@@ -51,6 +51,27 @@ export async function findActiveKey(db: Executor, keyHash: string) {
   return (await findActiveKeyQuery(db, { keyHash }))[0];
 }
 
+/** The business's API keys, newest first; hashes stay in the store. */
+export function listApiKeys(db: Executor, businessId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .where('business_id', '=', businessId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function revokeKeyById(db: Executor, businessId: string, id: string, at: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
 export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {
   return db
     .updateTable('api_keys')

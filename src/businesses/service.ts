@@ -162,6 +162,17 @@ export class BusinessService {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  listKeys(businessId: string) {
+    return repo.listApiKeys(this.deps.db, businessId);
+  }
+
+  /** Revokes one of the business's keys by id (the dashboard); false when none is active with that id. */
+  async revokeKeyById(businessId: string, id: string): Promise<boolean> {
+    const result = await repo.revokeKeyById(this.deps.db, businessId, id, this.deps.clock.now().toISOString());
+    this.#ownWrites++;
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
     if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
     const cache = this.deps.apiKeys?.cache;

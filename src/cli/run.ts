@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
+import type { Runtime } from '../bootstrap.js';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
 import type { BusinessService } from '../businesses/service.js';
+import { DashboardAuth } from '../dashboard/auth.js';
 import { AppError, isClientError } from '../errors.js';
 
 /**
@@ -17,7 +19,8 @@ commands:
   business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false]
                [--upi-id VPA]
   key issue --business ID
-  key revoke --key KEY`;
+  key revoke --key KEY
+  login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)`;
 
 class UsageError extends Error {}
 
@@ -54,7 +57,11 @@ function allowOnly(values: Values, allowed: string[]) {
   }
 }
 
-type Command = (values: Values, businesses: BusinessService) => Promise<{ json: object; text: string }>;
+type Command = (
+  values: Values,
+  businesses: BusinessService,
+  runtime: Runtime,
+) => Promise<{ json: object; text: string }>;
 
 const COMMANDS: Record<string, Command> = {
   'business create': async (v, businesses) => {
@@ -119,6 +126,19 @@ const COMMANDS: Record<string, Command> = {
     if (!revoked) throw new UsageError('no active API key matches --key');
     return { json: { revoked: true }, text: 'API key revoked' };
   },
+  // PRODUCT part 14: a one-time link into the business's dashboard.
+  'login-link': async (v, _businesses, runtime) => {
+    allowOnly(v, ['business']);
+    const auth = new DashboardAuth({
+      db: runtime.store.db,
+      clock: runtime.clock,
+      channel: runtime.services.channel,
+      rateLimits: runtime.rateLimits,
+      publicBaseUrl: runtime.config.publicBaseUrl,
+    });
+    const url = await auth.createLink(required(v, 'business'));
+    return { json: { url }, text: `dashboard sign-in link (15 minutes, one use): ${url}` };
+  },
 };
 
 export interface CliIo {
@@ -147,9 +167,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.err(USAGE);
     return 0;
   }
-  const name = positionals.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
-  if (!command || positionals.length !== 2) {
+  // Commands are one word (login-link) or two (business create).
+  const name = positionals.join(' ');
+  const command = positionals.length <= 2 ? COMMANDS[name] : undefined;
+  if (!command) {
     return fail(
       new UsageError(positionals.length === 0 ? 'a command is required' : `unknown command "${positionals.join(' ')}"`),
       json,
@@ -160,7 +181,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const { bootstrap } = await import('../bootstrap.js');
   const runtime = await bootstrap({ env: io.env, logLevel: 'warn', logToStderr: true, shortLived: true });
   try {
-    const result = await command(values, runtime.services.businesses);
+    const result = await command(values, runtime.services.businesses, runtime);
     io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -8,6 +8,7 @@ import * as leanerWriteIndexes from './2026-11-23T00-00_leaner-write-indexes.js'
 import * as businessDataVersion from './2026-11-23T01-00_business-data-version.js';
 import * as ascendingListIndexes from './2026-11-23T02-00_ascending-list-indexes.js';
 import * as dueLifecycle from './2026-11-24T01-00_due-lifecycle.js';
+import * as dashboardSessions from './2026-11-24T03-00_dashboard-sessions.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T01-00_business-data-version': businessDataVersion,
   '2026-11-23T02-00_ascending-list-indexes': ascendingListIndexes,
   '2026-11-24T01-00_due-lifecycle': dueLifecycle,
+  '2026-11-24T03-00_dashboard-sessions': dashboardSessions,
 };

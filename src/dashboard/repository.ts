@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import type { DashboardLoginTable, DashboardSessionTable, Executor } from '../db/schema.js';
+
+/** Queries of the dashboard's sign-in and sessions (PRODUCT part 14); hashes only, never secrets. */
+
+export function insertLogin(db: Executor, row: Omit<DashboardLoginTable, 'attempts'>) {
+  return db.insertInto('dashboard_logins').values(row).execute();
+}
+
+/** How many codes were sent to this phone since `since` (the per-phone rate limit). */
+export async function countCodesSince(db: Executor, phone: string, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('dashboard_logins')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('phone', '=', phone)
+    .where('kind', '=', 'code')
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The phone's codes still usable at `now`, newest first. */
+export function liveCodes(db: Executor, phone: string, now: string) {
+  return db
+    .selectFrom('dashboard_logins')
+    .selectAll()
+    .where('phone', '=', phone)
+    .where('kind', '=', 'code')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+export function countAttempt(db: Executor, ids: string[]) {
+  return db.updateTable('dashboard_logins').set({ attempts: sql`attempts + 1` }).where('id', 'in', ids).execute();
+}
+
+/** Marks one login used; false when another request used it first (one use only). */
+export async function useLogin(db: Executor, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_logins')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export function findLinkByHash(db: Executor, secretHash: string) {
+  return db
+    .selectFrom('dashboard_logins')
+    .selectAll()
+    .where('secret_hash', '=', secretHash)
+    .where('kind', '=', 'link')
+    .executeTakeFirst();
+}
+
+export function insertSession(db: Executor, row: DashboardSessionTable) {
+  return db.insertInto('dashboard_sessions').values(row).execute();
+}
+
+export function findSession(db: Executor, tokenHash: string, now: string) {
+  return db
+    .selectFrom('dashboard_sessions')
+    .innerJoin('businesses', 'businesses.id', 'dashboard_sessions.business_id')
+    .selectAll('businesses')
+    .select(['dashboard_sessions.csrf_token', 'dashboard_sessions.expires_at as session_expires_at'])
+    .where('dashboard_sessions.token_hash', '=', tokenHash)
+    .where('dashboard_sessions.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export function deleteSession(db: Executor, tokenHash: string) {
+  return db.deleteFrom('dashboard_sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+/** Open balances summed per due date (the aging chart, until GET /v1/aging's service lands). */
+export function openBalancesByDueDate(db: Executor, businessId: string) {
+  return db
+    .selectFrom('transactions')
+    .select((eb) => [
+      'due_date',
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.sum<number>(sql`amount_paise - amount_paid_paise`).as('paise'),
+    ])
+    .where('business_id', '=', businessId)
+    .where('open', '=', 1)
+    .groupBy('due_date')
+    .execute();
+}
+
+/** The latest "I have paid" claims on dues that are still open: what waits for the owner's look. */
+export function claimsOnOpenDues(db: Executor, businessId: string, limit: number) {
+  return db
+    .selectFrom('payment_claims')
+    .innerJoin('transactions', 'transactions.id', 'payment_claims.transaction_id')
+    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
+    .select([
+      'payment_claims.id',
+      'payment_claims.reference',
+      'payment_claims.created_at',
+      'transactions.id as transaction_id',
+      'transactions.amount_paise',
+      'transactions.amount_paid_paise',
+      'contacts.name as contact_name',
+    ])
+    .where('payment_claims.business_id', '=', businessId)
+    .where('transactions.open', '=', 1)
+    .orderBy('payment_claims.created_at', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { csrfOf, DashboardClient, lastCode, loginLink, signInByCode, signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 
@@ -7,6 +7,8 @@ beforeAll(async () => {
   h = await startHarness({ now: '2026-03-10T06:00:00.000Z' });
 });
 afterAll(() => h?.close());
+// 11:30 in Kolkata: tests that move the clock (expiry) leave no trace on the next one.
+beforeEach(() => h.clock.set('2026-03-10T06:00:00.000Z'));
 
 const PAGES = [
   '/dashboard',
@@ -197,5 +199,369 @@ describe('sessions', () => {
     const replay = new DashboardClient(h);
     replay.cookies.set('dashboard_session', cookie);
     expect((await replay.get('/dashboard')).status).toBe(303);
+  });
+});
+
+/** Adds a due through the dashboard's form; returns its page path. */
+async function addDue(client: DashboardClient, fields: Record<string, string>): Promise<string> {
+  const res = await client.submit('/dashboard/dues/new', '/dashboard/dues', fields);
+  expect(res.status, res.text).toBe(303);
+  expect(res.location).toMatch(/^\/dashboard\/dues\/[0-9a-f-]{36}\?ok=created$/);
+  return (res.location as string).replace(/\?.*$/, '');
+}
+
+describe('dues pages', () => {
+  it('add a due from the form (amount in rupees), then show it in the list and on its page', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, {
+      contact_name: 'Ravi Kumar',
+      contact_phone: '98765 11111',
+      amount: '1,23,450.50',
+      due_date: '2026-03-20',
+      invoice_number: 'INV-7',
+    });
+    const id = path.split('/').at(-1) as string;
+    const api = await biz.get(`/v1/transactions/${id}`);
+    expect(api.body.data).toMatchObject({
+      amount_paise: 12_345_050,
+      contact_name: 'Ravi Kumar',
+      invoice_number: 'INV-7',
+      status: 'pending',
+    });
+
+    const page = await client.get(`${path}?ok=created`);
+    expect(page.text).toContain('₹1,23,450.50');
+    expect(page.text).toContain('20 March 2026');
+    expect(page.text).toContain('The due was added.');
+    const list = await client.get('/dashboard/dues');
+    expect(list.text).toContain(`href="${path}"`);
+  });
+
+  it('answers 400 naming the amount for a bad amount, keeps what was typed, and creates nothing', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const res = await client.submit('/dashboard/dues/new', '/dashboard/dues', {
+      contact_name: 'Ravi Kumar',
+      amount: '12abc',
+      due_date: '2026-03-20',
+    });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('amount must be an amount in rupees');
+    expect(res.text).toContain('value="Ravi Kumar"');
+    expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+
+    const badDate = await client.submit('/dashboard/dues/new', '/dashboard/dues', {
+      contact_name: 'Ravi Kumar',
+      amount: '100',
+      due_date: '2026-02-30',
+    });
+    expect(badDate.status).toBe(400);
+    expect(badDate.text).toContain('due_date');
+    expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+  });
+
+  it('search by contact name, filter by status and page through 20 at a time', async () => {
+    const biz = await h.newBusiness();
+    for (let i = 0; i < 22; i++) {
+      await biz.post('/v1/transactions', { amount_paise: 100 + i, due_date: '2026-03-20', contact_name: `Buyer ${i}` });
+    }
+    await biz.post('/v1/transactions', { amount_paise: 5000, due_date: '2026-03-01', contact_name: 'Meena Stores' });
+    const client = await signInByLink(h, biz.business.id);
+    const first = await client.get('/dashboard/dues');
+    expect(first.text).toContain('23 dues');
+    expect(first.text).toContain('Page 1 of 2');
+    expect(first.text.match(/<tr><td>/g)).toHaveLength(20);
+    const second = await client.get('/dashboard/dues?status=outstanding&page=2');
+    expect(second.text.match(/<tr><td>/g)).toHaveLength(3);
+    const overdue = await client.get('/dashboard/dues?status=overdue');
+    expect(overdue.text).toContain('1 dues');
+    expect(overdue.text).toContain('Meena Stores');
+    const search = await client.get('/dashboard/dues?status=all&q=meena');
+    expect(search.text).toContain('Meena Stores');
+    expect(search.text).not.toContain('Buyer 1');
+  });
+
+  it('edit, record a part payment (source dashboard), mark paid', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, { contact_name: 'Ravi Kumar', amount: '1000', due_date: '2026-03-20' });
+    const id = path.split('/').at(-1) as string;
+
+    const edited = await client.submit(path, `${path}/edit`, {
+      amount: '1,500',
+      due_date: '2026-03-25',
+      invoice_number: '',
+      notes: 'cement',
+      reminders_paused: 'true',
+    });
+    expect(edited.status, edited.text).toBe(303);
+    expect((await biz.get(`/v1/transactions/${id}`)).body.data).toMatchObject({
+      amount_paise: 150_000,
+      due_date: '2026-03-25T00:00:00.000Z',
+      notes: 'cement',
+      reminders_paused: true,
+    });
+
+    const paid = await client.submit(path, `${path}/payments`, { amount: '500', payment_method: 'cash', utr: '' });
+    expect(paid.status, paid.text).toBe(303);
+    const payments = await biz.get(`/v1/transactions/${id}/payments`);
+    expect(payments.body.data).toMatchObject([{ amount_paise: 50_000, payment_method: 'cash', source: 'dashboard' }]);
+
+    const over = await client.submit(path, `${path}/payments`, { amount: '5000', payment_method: 'cash' });
+    expect(over.status).toBe(400);
+    expect(over.text).toContain('must not exceed the balance');
+    expect((await biz.get(`/v1/transactions/${id}/payments`)).body.data).toHaveLength(1);
+
+    const done = await client.submit(path, `${path}/mark-paid`);
+    expect(done.status).toBe(303);
+    const after = await biz.get(`/v1/transactions/${id}`);
+    expect(after.body.data).toMatchObject({ status: 'paid', balance_paise: 0 });
+    expect((await biz.get(`/v1/transactions/${id}/payments`)).body.data.at(-1)).toMatchObject({ source: 'dashboard' });
+    const page = await client.get(path);
+    expect(page.text).not.toContain(`${path}/mark-paid`);
+  });
+
+  it('remind sends over the chat channel; delete removes a due without payments', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, {
+      contact_name: 'Ravi Kumar',
+      contact_phone: '98765 22222',
+      amount: '100',
+      due_date: '2026-03-20',
+    });
+    const reminded = await client.submit(path, `${path}/remind`);
+    expect(reminded.status).toBe(303);
+    expect(reminded.location).toBe(`${path}?ok=reminded`);
+    const again = await client.submit(path, `${path}/remind`);
+    expect(again.location).toBe(`${path}?ok=held&reason=too_soon`);
+    expect((await client.get(again.location as string)).text).toContain('The reminder was not sent: too soon.');
+
+    const deleted = await client.submit(path, `${path}/delete`);
+    expect(deleted.status).toBe(303);
+    expect(deleted.location).toBe('/dashboard/dues?ok=deleted');
+    expect((await client.get(path)).status).toBe(404);
+  });
+
+  it('shares the pay link: the link itself and a wa.me link with a ready message', async () => {
+    const biz = await h.newBusiness({ name: 'Sharma Traders' });
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, {
+      contact_name: 'Ravi Kumar',
+      contact_phone: '98765 33333',
+      amount: '250',
+      due_date: '2026-03-20',
+    });
+    const id = path.split('/').at(-1) as string;
+    const payUrl = (await biz.get(`/v1/transactions/${id}`)).body.data.pay_page_url as string;
+    const page = await client.get(path);
+    expect(page.text).toContain(`value="${payUrl}"`);
+    const wa = /href="(https:\/\/wa\.me\/[^"]+)"/.exec(page.text)?.[1]?.replace(/&amp;/g, '&') as string;
+    const url = new URL(wa);
+    expect(url.pathname).toBe('/919876533333');
+    expect(url.searchParams.get('text')).toBe(
+      `Hello Ravi Kumar, ₹250.00 is due to Sharma Traders on 20 March 2026. Pay here: ${payUrl}`,
+    );
+  });
+});
+
+describe('CSRF', () => {
+  it('a POST without the form token is 403 and changes nothing', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, { contact_name: 'Ravi Kumar', amount: '100', due_date: '2026-03-20' });
+    const id = path.split('/').at(-1) as string;
+    for (const [url, form] of [
+      ['/dashboard/dues', { contact_name: 'X Y', amount: '1', due_date: '2026-03-20' }],
+      [`${path}/mark-paid`, {}],
+      [`${path}/delete`, {}],
+      ['/dashboard/settings', { upi_id: 'evil@bank' }],
+      ['/dashboard/developers/keys', {}],
+      ['/dashboard/logout', {}],
+    ] as const) {
+      const res = await client.request('POST', url, { ...form, _csrf: 'not-the-token' });
+      expect(res.status, url).toBe(403);
+      const none = await client.request('POST', url, { ...form });
+      expect(none.status, url).toBe(403);
+    }
+    expect((await biz.get('/v1/transactions')).body.total).toBe(1);
+    expect((await biz.get(`/v1/transactions/${id}`)).body.data.status).toBe('pending');
+    expect((await h.services.businesses.get(biz.business.id)).upi_id).toBeNull();
+    expect(await h.services.businesses.listKeys(biz.business.id)).toHaveLength(1);
+    expect((await client.get('/dashboard')).status).toBe(200);
+  });
+});
+
+describe("another business's ids", () => {
+  it('answer 404 on every page and action, and change nothing', async () => {
+    const owner = await h.newBusiness();
+    const other = await h.newBusiness();
+    const due = await owner.post('/v1/transactions', {
+      amount_paise: 100,
+      due_date: '2026-03-20',
+      contact_name: 'Ravi Kumar',
+    });
+    const dueId = due.body.data.id as string;
+    const contactId = due.body.data.contact_id as string;
+    const hook = await owner.post('/v1/webhooks', {
+      url: 'https://erp.example.com/hooks',
+      events: ['transaction.created'],
+    });
+    const keys = await h.services.businesses.listKeys(owner.business.id);
+    const client = await signInByLink(h, other.business.id);
+    for (const url of [
+      `/dashboard/dues/${dueId}`,
+      `/dashboard/contacts/${contactId}`,
+      '/dashboard/dues/not-a-uuid',
+      `/dashboard/dues?contact=${'x'}`,
+    ]) {
+      expect((await client.get(url)).status, url).toBe(404);
+    }
+    const csrf = csrfOf((await client.get('/dashboard')).text);
+    for (const url of [
+      `/dashboard/dues/${dueId}/mark-paid`,
+      `/dashboard/dues/${dueId}/payments`,
+      `/dashboard/dues/${dueId}/edit`,
+      `/dashboard/dues/${dueId}/remind`,
+      `/dashboard/dues/${dueId}/delete`,
+      `/dashboard/developers/keys/${keys[0]?.id}/revoke`,
+      `/dashboard/developers/webhooks/${hook.body.data.id}/test`,
+      `/dashboard/developers/webhooks/${hook.body.data.id}/delete`,
+    ]) {
+      const res = await client.request('POST', url, { _csrf: csrf, amount: '1', due_date: '2026-03-21' });
+      expect(res.status, url).toBe(404);
+    }
+    expect((await owner.get(`/v1/transactions/${dueId}`)).body.data).toMatchObject({
+      status: 'pending',
+      amount_paise: 100,
+    });
+    expect((await owner.get('/v1/webhooks')).body.data).toHaveLength(1);
+    expect((await owner.get('/v1/summary')).status).toBe(200);
+  });
+});
+
+describe('escaping', () => {
+  it('shows every business- and buyer-provided string as text, never as markup', async () => {
+    const evil = `<img src=x onerror="alert(1)">&'`;
+    const biz = await h.newBusiness({ name: `Shop ${evil}` });
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, {
+      contact_name: `Buyer ${evil}`,
+      amount: '100',
+      due_date: '2026-03-01',
+      invoice_number: `INV ${evil}`.slice(0, 60),
+      notes: `Note ${evil}`,
+    });
+    const contactId = (await client.get(path)).text.match(/href="\/dashboard\/contacts\/([0-9a-f-]{36})"/)?.[1];
+    for (const url of [
+      path,
+      '/dashboard',
+      '/dashboard/dues?status=all',
+      '/dashboard/contacts',
+      `/dashboard/contacts/${contactId}`,
+      '/dashboard/settings',
+    ]) {
+      const page = await client.get(url);
+      expect(page.status, url).toBe(200);
+      expect(page.text, url).not.toContain('<img');
+      expect(page.text, url).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;');
+    }
+    const search = await client.get(`/dashboard/dues?q=${encodeURIComponent('"><script>')}`);
+    expect(search.text).not.toContain('"><script>');
+  });
+});
+
+describe('language and formats', () => {
+  it('a business created with language hi sees Hindi', async () => {
+    const biz = await h.newBusiness({ language: 'hi' });
+    const client = await signInByLink(h, biz.business.id);
+    const page = await client.get('/dashboard');
+    expect(page.text).toContain('<html lang="hi">');
+    expect(page.text).toContain('कुल बकाया');
+  });
+});
+
+describe('home', () => {
+  it('shows totals, the aging chart and the overdue list', async () => {
+    const biz = await h.newBusiness();
+    await biz.post('/v1/transactions', { amount_paise: 10_000, due_date: '2026-03-20', contact_name: 'Future Buyer' });
+    await biz.post('/v1/transactions', { amount_paise: 20_000, due_date: '2026-03-01', contact_name: 'Late Buyer' });
+    await biz.post('/v1/transactions', {
+      amount_paise: 30_000,
+      due_date: '2025-11-01',
+      contact_name: 'Very Late Buyer',
+    });
+    const client = await signInByLink(h, biz.business.id);
+    const page = await client.get('/dashboard');
+    expect(page.text).toContain('₹600.00'); // outstanding
+    expect(page.text).toContain('₹500.00'); // overdue
+    expect(page.text).toMatch(
+      /aria-label="Not yet due: ₹100.00; 1-30 days: ₹200.00; 31-60 days: ₹0.00; 61-90 days: ₹0.00; Over 90 days: ₹300.00"/,
+    );
+    expect(page.text).toContain('Late Buyer');
+    expect(page.text).toContain('Very Late Buyer');
+  });
+});
+
+describe('settings', () => {
+  it('saves the UPI id and pause-all; a bad UPI id is 400 naming upi_id and changes nothing', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const ok = await client.submit('/dashboard/settings', '/dashboard/settings', {
+      upi_id: 'shop@okbank',
+      reminders_paused: 'true',
+    });
+    expect(ok.status).toBe(303);
+    let row = await h.services.businesses.get(biz.business.id);
+    expect(row).toMatchObject({ upi_id: 'shop@okbank', reminders_paused: 1 });
+    const bad = await client.submit('/dashboard/settings', '/dashboard/settings', { upi_id: 'not a upi' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('upi_id must be a UPI id');
+    row = await h.services.businesses.get(biz.business.id);
+    expect(row).toMatchObject({ upi_id: 'shop@okbank', reminders_paused: 1 });
+  });
+});
+
+describe('developers', () => {
+  it('issues a key shown once that works, and revokes it', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const issued = await client.submit('/dashboard/developers', '/dashboard/developers/keys');
+    expect(issued.status).toBe(200);
+    const key = /<code class="key">(rk_live_[A-Za-z0-9_-]+)<\/code>/.exec(issued.text)?.[1] as string;
+    expect((await h.request('GET', '/v1/summary', { headers: { 'x-api-key': key } })).status).toBe(200);
+    const again = await client.get('/dashboard/developers');
+    expect(again.text).not.toContain(key);
+    const keyId = (await h.services.businesses.listKeys(biz.business.id))[0]?.id as string;
+    const revoked = await client.submit('/dashboard/developers', `/dashboard/developers/keys/${keyId}/revoke`);
+    expect(revoked.status).toBe(303);
+    expect((await h.request('GET', '/v1/summary', { headers: { 'x-api-key': key } })).status).toBe(401);
+  });
+
+  it('refuses a webhook URL that is not https with 400', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const res = await client.submit('/dashboard/developers', '/dashboard/developers/webhooks', {
+      url: 'http://example.com/x',
+    });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('url');
+    expect((await biz.get('/v1/webhooks')).body.data).toHaveLength(0);
+  });
+});
+
+describe('page weight', () => {
+  it('every page is under 100 KB', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const path = await addDue(client, { contact_name: 'Ravi Kumar', amount: '100', due_date: '2026-03-20' });
+    for (const url of [...PAGES, path]) {
+      const page = await client.get(url);
+      expect(page.status, url).toBe(200);
+      expect(Buffer.byteLength(page.text), url).toBeLessThan(100 * 1024);
+    }
+    const login = await new DashboardClient(h).get('/dashboard/login');
+    expect(Buffer.byteLength(login.text)).toBeLessThan(100 * 1024);
   });
 });

@@ -70,6 +70,7 @@ const EN = {
   'method.bank_transfer': 'Bank transfer',
   'method.card': 'Card',
   'method.other': 'Other',
+  'method.api': 'Marked paid',
   'due.title': 'Due',
   'due.amount': 'Amount',
   'due.paid': 'Paid so far',
@@ -90,6 +91,7 @@ const EN = {
   'due.delete': 'Delete this due',
   'due.delete_confirm': 'Delete',
   'due.share': 'Share the pay link',
+  'due.pay_link': 'Pay link',
   'due.copy': 'Copy link',
   'due.whatsapp': 'Share on WhatsApp',
   'due.share_message': 'Hello {contact}, {amount} is due to {business} on {date}. Pay here: {url}',
@@ -212,6 +214,7 @@ const HI: Partial<Record<MessageKey, string>> = {
   'due.remind': 'अभी याद दिलाएँ',
   'due.delete': 'यह बकाया हटाएँ',
   'due.share': 'भुगतान लिंक भेजें',
+  'due.pay_link': 'भुगतान लिंक',
   'due.copy': 'लिंक कॉपी करें',
   'due.whatsapp': 'WhatsApp पर भेजें',
   'due.share_message': 'नमस्ते {contact}, {business} को {date} तक {amount} देना है। यहाँ भुगतान करें: {url}',
@@ -236,7 +239,7 @@ export type Translate = (key: MessageKey, params?: Record<string, string | numbe
 export function translator(language: string): Translate {
   const table = language.startsWith('hi') ? HI : {};
   return (key, params) => {
-    const text: string = table[key] ?? EN[key];
+    const text: string = table[key] ?? EN[key] ?? key;
     return params ? text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`)) : text;
   };
 }

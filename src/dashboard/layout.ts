@@ -20,17 +20,13 @@ main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.375rem;margin:.25rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.125rem;margin:0 0 .75rem}
 .card{background:#fff;border-radius:12px;padding:1rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-bottom:1rem}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.75rem;margin-bottom:1rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.5rem;margin-bottom:1rem}
 .stat{background:#fff;border-radius:12px;padding:.75rem 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.stat .label{color:#4b5563;font-size:.875rem}.stat .value{font-size:1.25rem;font-weight:700;overflow-wrap:anywhere}
+.stat .label{color:#4b5563;font-size:.875rem}.stat .value{font-size:clamp(1rem,4.4vw,1.375rem);font-weight:700;white-space:nowrap}
 .cols{display:grid;gap:1rem}@media(min-width:48rem){.cols{grid-template-columns:1fr 1fr}}
-table{width:100%;border-collapse:collapse}
-th,td{text-align:left;padding:.5rem .375rem;border-bottom:1px solid #e5e7eb;vertical-align:top;overflow-wrap:anywhere}
-th{font-size:.8125rem;color:#4b5563;font-weight:600}
-td.num,th.num{text-align:right;white-space:nowrap}
 .list{list-style:none;margin:0;padding:0}
 .list li{padding:.625rem 0;border-bottom:1px solid #e5e7eb;display:flex;justify-content:space-between;gap:.75rem}
-.list li>:first-child{overflow-wrap:anywhere;min-width:0}
+.list li>:first-child{overflow-wrap:break-word;min-width:0}.list .end{text-align:right;white-space:nowrap}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8125rem;font-weight:600;white-space:nowrap}
 .status-pending{background:#fef3c7;color:#78350f}.status-overdue{background:#fee2e2;color:#991b1b}.status-paid{background:#d1fae5;color:#065f46}
 dl{margin:0;display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{color:#4b5563}dd{margin:0;overflow-wrap:anywhere}

@@ -21,10 +21,10 @@ export function renderContactList(
 <section class="card" aria-label="${t('contacts.title')}">${
     d.items.length === 0
       ? html`<p>${t('contacts.none')}</p>`
-      : html`<table><thead><tr><th scope="col">${t('due.contact')}</th><th scope="col">${t('contact.score')}</th><th scope="col" class="num">${t('contact.outstanding')}</th></tr></thead><tbody>${d.items.map(
+      : html`<ul class="list">${d.items.map(
           ({ contact, standing }) =>
-            html`<tr><td><a href="/dashboard/contacts/${contact.id}">${contact.name}</a>${contact.phone ? html`<br><span class="muted">${contact.phone}</span>` : ''}</td><td>${standing.paymentScore} · ${t(`risk.${standing.riskFlag}`)}</td><td class="num">${v.money(standing.outstandingPaise)}</td></tr>`,
-        )}</tbody></table>`
+            html`<li><span><a href="/dashboard/contacts/${contact.id}">${contact.name}</a><br><span class="muted">${t('contact.score')} ${standing.paymentScore} · ${t('contact.risk')}: ${t(`risk.${standing.riskFlag}`)}</span></span><span class="end">${v.money(standing.outstandingPaise)}</span></li>`,
+        )}</ul>`
   }
 ${d.pages > 1 ? pager(v, '/dashboard/contacts', { q: d.q }, d.page, d.pages) : ''}
 </section>`;
@@ -41,7 +41,7 @@ export function renderContact(
   const body = html`<h1>${contact.name}</h1>
 <section class="card" aria-labelledby="standing-h"><h2 id="standing-h">${t('contact.score')}</h2>
 <dl>
-<dt>${t('contact.phone')}</dt><dd>${contact.phone ?? '—'}</dd>
+<dt>${t('contact.phone')}</dt><dd>${contact.phone ? `+${contact.phone}` : '—'}</dd>
 <dt>${t('contact.score')}</dt><dd><strong>${standing.paymentScore}</strong> / 100</dd>
 <dt>${t('contact.risk')}</dt><dd>${t(`risk.${standing.riskFlag}`)}</dd>
 <dt>${t('contact.outstanding')}</dt><dd>${v.money(standing.outstandingPaise)}</dd>

@@ -37,10 +37,10 @@ export function renderDueList(
 ${
   d.rows.length === 0
     ? html`<p>${t('dues.none')}</p>`
-    : html`<table><thead><tr><th scope="col">${t('due.contact')}</th><th scope="col">${t('due.due_date')}</th><th scope="col" class="num">${t('due.balance')}</th></tr></thead><tbody>${d.rows.map(
+    : html`<ul class="list">${d.rows.map(
         (r) =>
-          html`<tr><td><a href="/dashboard/dues/${r.id}">${r.contact_name}</a>${r.invoice_number ? html`<br><span class="muted">${r.invoice_number}</span>` : ''}</td><td>${v.date(r.due_date)}<br>${statusBadge(v, r.status)}</td><td class="num">${v.money(r.status === 'paid' ? r.amount : r.balance)}</td></tr>`,
-      )}</tbody></table>`
+          html`<li><span><a href="/dashboard/dues/${r.id}">${r.contact_name}</a><br><span class="muted">${v.date(r.due_date)}${r.invoice_number ? html` · ${r.invoice_number}` : ''}</span></span><span class="end">${v.money(r.status === 'paid' ? r.amount : r.balance)}<br>${statusBadge(v, r.status)}</span></li>`,
+      )}</ul>`
 }
 ${d.pages > 1 ? pager(v, '/dashboard/dues', { q: d.q, status: d.status }, d.page, d.pages) : ''}
 </section>`;
@@ -110,7 +110,7 @@ export function renderDue(v: View, d: DueDetail, flash?: PageChrome['flash'], ed
 <div class="cols">
 <section class="card" aria-labelledby="due-h"><h2 id="due-h">${t('due.title')} ${statusBadge(v, d.status)}</h2>
 <dl>
-<dt>${t('due.contact')}</dt><dd><a href="/dashboard/contacts/${d.contact_id}">${d.contact_name}</a>${d.contact_phone ? html` · ${d.contact_phone}` : ''}</dd>
+<dt>${t('due.contact')}</dt><dd><a href="/dashboard/contacts/${d.contact_id}">${d.contact_name}</a>${d.contact_phone ? html` · +${d.contact_phone}` : ''}</dd>
 <dt>${t('due.amount')}</dt><dd>${v.money(d.amount)}</dd>
 <dt>${t('due.paid')}</dt><dd>${v.money(d.paid)}</dd>
 <dt>${t('due.balance')}</dt><dd><strong>${v.money(d.balance)}</strong></dd>
@@ -125,7 +125,7 @@ ${open ? html`<div class="actions">${form('mark-paid', t('due.mark_paid'))}${for
 ${
   open
     ? html`<section class="card" aria-labelledby="share-h"><h2 id="share-h">${t('due.share')}</h2>
-<label for="pay-url">${t('due.share')}</label><input id="pay-url" readonly value="${d.payUrl}">
+<label for="pay-url">${t('due.pay_link')}</label><input id="pay-url" readonly value="${d.payUrl}">
 <div class="actions"><button type="button" class="secondary" hidden data-copy="${d.payUrl}" data-done="✓">${t('due.copy')}</button>
 <a class="button" href="${d.whatsappUrl}" target="_blank" rel="noopener noreferrer">${t('due.whatsapp')}</a></div>
 </section>`

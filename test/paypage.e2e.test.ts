@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './helpers/browser.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
 /**
  * The pay page in a real browser: Debian's Chromium driven by playwright-core (no browser
  * download). A missing Chromium fails this file; it never skips (.ci/run installs it).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts');
 // Both store projects run this file at once: one screenshot each, so neither overwrites the other.
 const SCREENSHOT = path.join(ARTIFACTS, STORE === 'sqlite' ? 'paypage.png' : `paypage-${STORE}.png`);
@@ -34,20 +34,7 @@ afterAll(async () => {
 
 /** One browser per file, launched inside the test so that a missing Chromium fails it. */
 async function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (see .ci/run)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   return browser;
 }
 

@@ -57,7 +57,7 @@ export async function seed(opts: { dues: number; contacts: number; smallDues: nu
       await store.db.transaction().execute(async (trx) => {
         for (let i = from; i < Math.min(from + BATCH, opts.contacts); i++) {
           const phone = `+91 9${String(100_000_000 + i).slice(1)}1`;
-          const { contact } = await services.contacts.create(big.business, { name: `Buyer ${i} Stores`, phone }, trx);
+          const { contact } = await services.contacts.createIn(trx, big.business, { name: `Buyer ${i} Stores`, phone });
           contactIds.push(contact.id);
         }
       });
@@ -78,7 +78,7 @@ export async function seed(opts: { dues: number; contacts: number; smallDues: nu
                 : { contact_name: `Small Buyer ${i % 50}` }),
               invoice_number: `INV-${i}`,
             };
-            const { transaction } = await services.transactions.create(business, input, trx);
+            const { transaction } = await services.transactions.createIn(trx, business, input);
             if (keep.length < 10_000 && i % 97 === 0) keep.push(transaction.id);
           }
         });

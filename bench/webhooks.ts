@@ -45,11 +45,11 @@ async function main() {
     const createEvents = (count: number) =>
       store.db.transaction().execute(async (trx) => {
         for (let i = 0; i < count; i++) {
-          await services.transactions.create(
-            business,
-            { amount_paise: 1000 + i, due_date: '2026-12-31', contact_name: `Hook Buyer ${i % 200}` },
-            trx,
-          );
+          await services.transactions.createIn(trx, business, {
+            amount_paise: 1000 + i,
+            due_date: '2026-12-31',
+            contact_name: `Hook Buyer ${i % 200}`,
+          });
         }
       });
     const dispatch = async () => {

@@ -8,7 +8,6 @@ import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
-import { Idempotency } from './http/idempotency.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RenderedResponses } from './http/rendered.js';
 import { ErrorBody } from './http/schemas.js';
@@ -46,14 +45,6 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
-  app.decorate(
-    'idempotency',
-    new Idempotency({
-      db: deps.store.db,
-      clock: deps.clock,
-      storeKind: deps.store.kind,
-    }),
-  );
   app.decorate('rendered', new RenderedResponses(deps.services.pages, deps.metrics.renderedResponses));
   app.decorateRequest('auth', null as never);
   app.setValidatorCompiler(validatorCompiler);

@@ -6,6 +6,7 @@ import { ChatCommandService } from './chat-commands/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
+import { IdempotencyStore } from './idempotency/store.js';
 import type { Clock } from './lib/clock.js';
 import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
@@ -25,6 +26,8 @@ export interface Services {
   channel: ChatChannel;
   reminders: ReminderService;
   chatInbound: ChatInboundService;
+  /** Idempotency-Key records, written by the services inside their transactions */
+  idempotency: IdempotencyStore;
   webhooks: WebhookService;
   /** fans outbox events out to deliveries and sends them (run by the webhook worker job) */
   webhookDispatcher: WebhookDispatcher;
@@ -54,7 +57,8 @@ export function createServices(deps: {
     storeKind: deps.store.kind,
     dataDir: config.dataDir,
   });
-  const contacts = new ContactService({ db, clock });
+  const idempotency = new IdempotencyStore({ db, clock, storeKind: deps.store.kind });
+  const contacts = new ContactService({ db, clock, idempotency });
   const businesses = new BusinessService({
     db,
     clock,
@@ -64,7 +68,7 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
-  const transactions = new TransactionService({ db, clock, contacts });
+  const transactions = new TransactionService({ db, clock, contacts, idempotency });
   const summary = new SummaryService({ db, clock });
   const reminders = new ReminderService({
     db,
@@ -76,6 +80,7 @@ export function createServices(deps: {
   const commands = new ChatCommandService({
     db,
     clock,
+    idempotency,
     transactions,
     reminders,
     summary,
@@ -88,6 +93,7 @@ export function createServices(deps: {
     summary,
     channel,
     reminders,
+    idempotency,
     chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
     webhookDispatcher: new WebhookDispatcher({

@@ -451,11 +451,12 @@ function inboundFailingOn(
 ): ChatInboundService {
   const db = h.store.db.withPlugin(failingInsertsInto(table));
   const { clock } = h;
-  const { channel, businesses, contacts, reminders, summary } = h.services;
-  const transactions = makeTransactions({ db, clock, contacts });
+  const { channel, businesses, contacts, reminders, summary, idempotency } = h.services;
+  const transactions = makeTransactions({ db, clock, contacts, idempotency });
   const commands = new ChatCommandService({
     db,
     clock,
+    idempotency,
     transactions,
     reminders,
     summary,
@@ -506,30 +507,74 @@ describe('a message whose effect fails is not marked seen', () => {
 });
 
 describe('a payment that fails part-way', () => {
-  it('keeps what was recorded, says what was not, and is not applied again on redelivery', async () => {
+  it('records none of it, replies nothing, and the redelivery records all of it once', async () => {
     const shop = await newShop();
     const older = await newDue(shop, { contact_name: 'Nanda', amount_paise: 100_000, due_date: '2026-06-01' });
     const newer = await newDue(shop, { contact_name: 'Nanda', amount_paise: 200_000, due_date: '2026-07-15' });
     const message = { id: newMessageId(), from: shop.phone, text: 'paid Nanda 3000' };
     const before = graph.requests.length;
-    // Marking the newer due paid fails (as a lost database would), after the older one was paid.
+    // Recording the newer due's payment fails (as a lost database would), after the older one's.
     class FailingOnNewer extends TransactionService {
-      override recordPayment(...args: Parameters<TransactionService['recordPayment']>) {
-        if (args[1] === newer.id) return Promise.reject(new Error('injected failure recording a payment'));
-        return super.recordPayment(...args);
+      override recordPaymentIn(...args: Parameters<TransactionService['recordPaymentIn']>) {
+        if (args[2] === newer.id) return Promise.reject(new Error('injected failure recording a payment'));
+        return super.recordPaymentIn(...args);
       }
     }
     const inbound = inboundFailingOn('nothing', (deps) => new FailingOnNewer(deps));
-    expect(await inbound.handle({ messages: [message], statuses: [] })).toEqual([]);
+    await expect(inbound.handle({ messages: [message], statuses: [] })).rejects.toThrow(/injected failure/);
+    expect(graph.requests.length).toBe(before);
+    expect((await shop.biz.get(`/v1/transactions/${older.id}/payments`)).body.data).toEqual([]);
+    expect((await summary(shop)).total_outstanding_paise).toBe(300_000);
 
-    const replies = graph.requests.slice(before).map((r) => r.body.text.body as string);
-    expect(replies).toEqual([expect.stringContaining('Recorded ₹1,000.00 from Nanda')]);
-    expect(replies[0]).toContain('₹2,000.00 could not be recorded');
+    const retry = await send(shop.phone, message.text, message.id);
+    expect(retry.replies).toEqual([expect.stringContaining('Recorded ₹3,000.00 from Nanda')]);
     expect((await shop.biz.get(`/v1/transactions/${older.id}`)).body.data.status).toBe('paid');
-    expect((await shop.biz.get(`/v1/transactions/${newer.id}`)).body.data.status).toBe('pending');
-
+    expect((await shop.biz.get(`/v1/transactions/${newer.id}`)).body.data.status).toBe('paid');
     expect((await send(shop.phone, message.text, message.id)).sent).toEqual([]);
-    expect((await shop.biz.get(`/v1/transactions/${newer.id}`)).body.data.status).toBe('pending');
-    expect((await summary(shop)).total_outstanding_paise).toBe(200_000);
+    expect((await summary(shop)).total_outstanding_paise).toBe(0);
+  });
+});
+
+describe('a crash after the command committed, before the message was marked seen', () => {
+  it('two deliveries of one message at once: one due, one reply', async () => {
+    const shop = await newShop();
+    const id = newMessageId();
+    const before = graph.requests.length;
+    await Promise.all([send(shop.phone, 'add Qadir 300', id), send(shop.phone, 'add Qadir 300', id)]);
+    const replies = graph.requests.slice(before).map((r) => r.body.text.body as string);
+    expect(replies).toEqual([expect.stringContaining('Added ₹300.00 for Qadir')]);
+    expect(await dues(shop)).toHaveLength(1);
+  });
+
+  it('add: the redelivery replays the reply and adds nothing more', async () => {
+    const shop = await newShop();
+    const message = { id: newMessageId(), from: shop.phone, text: 'add Ojas 450' };
+    const before = graph.requests.length;
+    // The seen-mark fails after the due was committed: the process "stops" there.
+    await expect(
+      inboundFailingOn('chat_inbound_messages').handle({ messages: [message], statuses: [] }),
+    ).rejects.toThrow(/injected failure/);
+    expect(graph.requests.length).toBe(before);
+    expect(await dues(shop)).toHaveLength(1);
+
+    const retry = await send(shop.phone, message.text, message.id);
+    expect(retry.replies).toEqual([expect.stringContaining('Added ₹450.00 for Ojas')]);
+    expect(await dues(shop)).toHaveLength(1);
+    expect((await send(shop.phone, message.text, message.id)).sent).toEqual([]);
+  });
+
+  it('paid: the redelivery replays the reply and records nothing more', async () => {
+    const shop = await newShop();
+    const due = await newDue(shop, { contact_name: 'Pallavi', amount_paise: 100_000, due_date: '2026-06-01' });
+    const message = { id: newMessageId(), from: shop.phone, text: 'paid Pallavi 400' };
+    await expect(
+      inboundFailingOn('chat_inbound_messages').handle({ messages: [message], statuses: [] }),
+    ).rejects.toThrow(/injected failure/);
+    expect((await shop.biz.get(`/v1/transactions/${due.id}/payments`)).body.data).toHaveLength(1);
+
+    const retry = await send(shop.phone, message.text, message.id);
+    expect(retry.replies).toEqual([expect.stringContaining('Recorded ₹400.00 from Pallavi')]);
+    expect((await shop.biz.get(`/v1/transactions/${due.id}/payments`)).body.data).toHaveLength(1);
+    expect((await summary(shop)).total_outstanding_paise).toBe(60_000);
   });
 });

@@ -26,6 +26,34 @@ describe('Idempotency-Key on POST /v1/transactions', () => {
     expect((await biz.get('/v1/summary')).body.data.pending).toEqual({ count: 1, paise: 2500 });
   });
 
+  it('serialises a replay through the route response schema, like the first response', async () => {
+    const biz = await h.newBusiness();
+    const headers = { 'idempotency-key': 'order-schema' };
+    const first = await biz.post('/v1/transactions', body, { headers });
+    expect(first.status).toBe(201);
+    // A stored response carrying a field the schema does not declare (as an older version might
+    // have stored): the replay goes through the schema, so the field never reaches the client.
+    const stored = await h.store.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('business_id', '=', biz.business.id)
+      .where('idempotency_key', '=', 'order-schema')
+      .executeTakeFirstOrThrow();
+    const widened = { ...JSON.parse(stored.response_body), internal_note: 'not in the schema' };
+    await h.store.db
+      .updateTable('idempotency_keys')
+      .set({ response_body: JSON.stringify(widened) })
+      .where('business_id', '=', biz.business.id)
+      .where('idempotency_key', '=', 'order-schema')
+      .execute();
+    const replay = await biz.post('/v1/transactions', body, { headers });
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers['content-type']).toMatch(/^application\/json/);
+    expect(replay.body).not.toHaveProperty('internal_note');
+    expect(replay.text).toBe(first.text);
+  });
+
   it('treats the same body with its keys in another order as the same request', async () => {
     const biz = await h.newBusiness();
     const headers = { 'idempotency-key': 'reordered' };
@@ -153,7 +181,7 @@ describe('purging expired keys', () => {
     await biz.post('/v1/contacts', { name: 'Old Key' }, { headers: { 'idempotency-key': 'old' } });
     h.clock.advance(25 * 3600_000);
     await biz.post('/v1/contacts', { name: 'New Key' }, { headers: { 'idempotency-key': 'new' } });
-    while ((await h.app.idempotency.purgeExpired(1)) > 0) {}
+    while ((await h.services.idempotency.purgeExpired(1)) > 0) {}
     const keys = await h.store.db
       .selectFrom('idempotency_keys')
       .select('idempotency_key')

@@ -50,11 +50,11 @@ describe('outbox events', () => {
     const biz = await h.newBusiness();
     await expect(
       h.store.db.transaction().execute(async (trx) => {
-        await h.services.transactions.create(
-          biz.business,
-          { amount_paise: 100, due_date: '2026-12-01', contact_name: 'Rolled Back' },
-          trx,
-        );
+        await h.services.transactions.createIn(trx, biz.business, {
+          amount_paise: 100,
+          due_date: '2026-12-01',
+          contact_name: 'Rolled Back',
+        });
         throw new Error('simulated failure after the writes');
       }),
     ).rejects.toThrow('simulated failure');

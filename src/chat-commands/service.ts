@@ -3,8 +3,10 @@ import { ChannelError } from '../channels/channel.js';
 import type { ContactRow } from '../contacts/repository.js';
 import type { Db } from '../db/schema.js';
 import { AppError } from '../errors.js';
+import type { IdempotencyKey, IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
+import { sha256Hex } from '../lib/ids.js';
 import type { ReminderService } from '../reminders/service.js';
 import type { SummaryService } from '../summary/service.js';
 import { payPageUrl } from '../transactions/presenter.js';
@@ -17,17 +19,29 @@ import { contactsNamed, largestBalances, MAX_CANDIDATES, openDuesOldestFirst } f
 /** How many balances `dues` and `overdue` list. */
 const LARGEST = 5;
 
+/** One message from the business's registered phone: its channel id and text. */
+export interface OwnerMessage {
+  id: string;
+  text: string;
+}
+
 /**
  * The business owner's chat commands (PRODUCT part 15). Each command is the call the API makes
- * (transactions create and mark-paid, reminders remind, the summary), so events, totals and
+ * (transactions create, payments, reminders remind, the summary), so events, totals and
  * protections are the same; the result is one reply text. Domain errors (a name too short, a paid
  * due) become the reply too: the owner is told, nothing half-done is left.
+ *
+ * A command that writes (add, paid) does it in ONE database transaction with the message id as its
+ * Idempotency-Key (idempotency/store.ts) and the reply as the stored response: the write and the
+ * mark that it was done commit together, so a redelivered message (Meta retries, a crash before
+ * the webhook answered) gets the first reply again and never writes twice.
  */
 export class ChatCommandService {
   constructor(
     private readonly deps: {
       db: Db;
       clock: Clock;
+      idempotency: IdempotencyStore;
       transactions: TransactionService;
       reminders: ReminderService;
       summary: SummaryService;
@@ -36,10 +50,11 @@ export class ChatCommandService {
   ) {}
 
   /** Acts on one message from the business's registered phone and returns the reply. */
-  async handle(business: BusinessRow, text: string): Promise<string> {
-    const command = parseChatCommand(text, localDate(business.timezone, this.deps.clock.now()));
+  async handle(business: BusinessRow, message: OwnerMessage): Promise<string> {
+    const command = parseChatCommand(message.text, localDate(business.timezone, this.deps.clock.now()));
+    const key: IdempotencyKey = { operation: 'chat-commands', key: message.id, requestHash: sha256Hex(message.text) };
     try {
-      return await this.run(business, command);
+      return await this.run(business, command, key);
     } catch (error) {
       if (error instanceof AppError && error.code !== 'unavailable')
         return `Sorry: ${error.message}. Nothing was changed.`;
@@ -47,12 +62,12 @@ export class ChatCommandService {
     }
   }
 
-  private run(business: BusinessRow, command: ChatCommand): Promise<string> {
+  private run(business: BusinessRow, command: ChatCommand, key: IdempotencyKey): Promise<string> {
     switch (command.kind) {
       case 'add':
-        return this.add(business, command);
+        return this.add(business, command, key);
       case 'paid':
-        return this.paid(business, command);
+        return this.paid(business, command, key);
       case 'dues':
       case 'overdue':
         return this.balances(business, command.kind);
@@ -76,7 +91,11 @@ export class ChatCommandService {
     return { reply: candidatesText(name, similar.slice(0, MAX_CANDIDATES), similar.length > MAX_CANDIDATES, retry) };
   }
 
-  private async add(business: BusinessRow, c: Extract<ChatCommand, { kind: 'add' }>): Promise<string> {
+  private async add(
+    business: BusinessRow,
+    c: Extract<ChatCommand, { kind: 'add' }>,
+    key: IdempotencyKey,
+  ): Promise<string> {
     const r = new Replies(business);
     let name = c.name;
     if (!c.exactName) {
@@ -93,51 +112,68 @@ export class ChatCommandService {
         );
       }
     }
-    const { transaction, contactCreated } = await this.deps.transactions.create(business, {
-      contact_name: name,
-      amount_paise: c.amountPaise,
-      due_date: c.dueDate,
-      ...(c.note !== null && { notes: c.note }),
-    });
-    return [
-      `Added ${r.money(Number(transaction.amount_paise))} for ${transaction.contact_name}${contactCreated ? ' (new contact)' : ''}, due ${r.date(transaction.due_date)}${c.note === null ? '' : ` (${c.note})`}.`,
-      `Pay link: ${payPageUrl(this.deps.publicBaseUrl, transaction.pay_token)}`,
-    ].join('\n');
+    const answer = await this.deps.transactions.create(
+      business,
+      {
+        contact_name: name,
+        amount_paise: c.amountPaise,
+        due_date: c.dueDate,
+        ...(c.note !== null && { notes: c.note }),
+      },
+      {
+        idempotencyKey: key,
+        respond: ({ transaction, contactCreated }) => ({
+          status: 200,
+          body: [
+            `Added ${r.money(Number(transaction.amount_paise))} for ${transaction.contact_name}${contactCreated ? ' (new contact)' : ''}, due ${r.date(transaction.due_date)}${c.note === null ? '' : ` (${c.note})`}.`,
+            `Pay link: ${payPageUrl(this.deps.publicBaseUrl, transaction.pay_token)}`,
+          ].join('\n'),
+        }),
+      },
+    );
+    return answer.body as string;
   }
 
-  private async paid(business: BusinessRow, c: Extract<ChatCommand, { kind: 'paid' }>): Promise<string> {
+  private async paid(
+    business: BusinessRow,
+    c: Extract<ChatCommand, { kind: 'paid' }>,
+    key: IdempotencyKey,
+  ): Promise<string> {
     const r = new Replies(business);
     const found = await this.contact(business, c.name, 'Send it again with the full name.');
     if ('reply' in found) return found.reply;
     const { contact } = found;
-    const dues = await openDuesOldestFirst(this.deps.db, business.id, contact.id);
-    const owed = dues.reduce((sum, d) => sum + d.balance_paise, 0);
-    if (dues.length === 0) return `${contact.name} owes nothing. Nothing was changed.`;
-    if (c.amountPaise !== null && c.amountPaise > owed) {
-      return `${r.money(c.amountPaise)} is more than ${contact.name} owes (${r.money(owed)}). Nothing was changed.`;
-    }
-    const result = await applyChatPayment(this.deps.transactions, business, dues, c.amountPaise, c.method);
-    const recorded = result.applied.reduce((sum, p) => sum + p.paise, 0);
-    const lines: string[] = [];
-    if (result.applied.length > 0) {
-      const which = result.applied
-        .map((p) =>
-          p.settles
-            ? `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (now paid)`
-            : `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (${r.money(p.due.balance_paise - p.paise)} left on it)`,
-        )
-        .join(', ');
-      lines.push(`Recorded ${r.money(recorded)} from ${contact.name}: ${which}.`);
-    }
-    if (result.failed) {
-      const left = result.failed;
-      const why = left.error instanceof AppError ? left.error.message : 'the service had an error';
-      lines.push(
-        `${r.money(left.paise)} could not be recorded (${why}). Send "dues" to check, then send the rest again.`,
-      );
-    }
-    lines.push(`${contact.name} still owes ${r.money(owed - recorded)}.`);
-    return lines.join('\n');
+    // The dues are read, paid and the reply stored in one transaction: all of the amount is
+    // recorded or none of it, and a redelivered message replays the reply.
+    const answer = await this.deps.db.transaction().execute((trx) =>
+      this.deps.idempotency.once(
+        trx,
+        business.id,
+        { idempotencyKey: key, respond: (reply: string) => ({ status: 200, body: reply }) },
+        async () => {
+          const dues = await openDuesOldestFirst(trx, business.id, contact.id);
+          const owed = dues.reduce((sum, d) => sum + d.balance_paise, 0);
+          if (dues.length === 0) return `${contact.name} owes nothing. Nothing was changed.`;
+          if (c.amountPaise !== null && c.amountPaise > owed) {
+            return `${r.money(c.amountPaise)} is more than ${contact.name} owes (${r.money(owed)}). Nothing was changed.`;
+          }
+          const applied = await applyChatPayment(trx, this.deps.transactions, business, dues, c.amountPaise, c.method);
+          const recorded = applied.reduce((sum, p) => sum + p.paise, 0);
+          const which = applied
+            .map((p) =>
+              p.settles
+                ? `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (now paid)`
+                : `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (${r.money(p.due.balance_paise - p.paise)} left on it)`,
+            )
+            .join(', ');
+          return [
+            `Recorded ${r.money(recorded)} from ${contact.name}: ${which}.`,
+            `${contact.name} still owes ${r.money(owed - recorded)}.`,
+          ].join('\n');
+        },
+      ),
+    );
+    return answer.body as string;
   }
 
   private async balances(business: BusinessRow, kind: 'dues' | 'overdue'): Promise<string> {

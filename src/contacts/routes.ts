@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { absentBodyIsEmptyObject } from '../http/body.js';
+import { idempotencyKeyOf, sendAnswer } from '../http/idempotency.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { presentContact, presentContactWithBalances } from './presenter.js';
@@ -50,16 +51,16 @@ export async function contactRoutes(app: App) {
       },
     },
     async (request, reply) =>
-      app.idempotency.execute(request, reply, 'contacts.create', async (trx) => {
-        const result = await contacts.create(request.auth.business, request.body, trx);
-        return {
-          status: result.created ? 201 : 200,
-          body: {
-            data: presentContact(result.contact, result.standing),
-            created: result.created,
-          },
-        };
-      }),
+      sendAnswer(
+        reply,
+        await contacts.create(request.auth.business, request.body, {
+          idempotencyKey: idempotencyKeyOf(request, 'contacts.create'),
+          respond: (result) => ({
+            status: result.created ? 201 : 200,
+            body: { data: presentContact(result.contact, result.standing), created: result.created },
+          }),
+        }),
+      ),
   );
 
   app.get(

@@ -2,6 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
+import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -45,8 +46,14 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   return phone;
 }
 
+export interface CreatedContact {
+  contact: repo.ContactRow;
+  standing: ContactStanding;
+  created: boolean;
+}
+
 export class ContactService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore }) {}
 
   /**
    * Finds the business's contact with this name, or creates it (emitting contact.created).
@@ -113,23 +120,27 @@ export class ContactService {
     return updated ?? contact;
   }
 
-  async create(
+  /** Finds or creates a contact by name in its own transaction, with the Idempotency-Key when `idem` is given. */
+  create(business: BusinessRow, input: CreateContactInput): Promise<CreatedContact>;
+  create(business: BusinessRow, input: CreateContactInput, idem: Idempotent<CreatedContact>): Promise<Answer>;
+  create(
     business: BusinessRow,
     input: CreateContactInput,
-    trx?: Trx,
-  ): Promise<{
-    contact: repo.ContactRow;
-    standing: ContactStanding;
-    created: boolean;
-  }> {
+    idem?: Idempotent<CreatedContact>,
+  ): Promise<CreatedContact | Answer> {
+    return this.deps.db.transaction().execute<CreatedContact | Answer>((trx) => {
+      const work = () => this.createIn(trx, business, input);
+      return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
+    });
+  }
+
+  /** Finds or creates a contact by name inside the caller's transaction (a larger change, a batch). */
+  async createIn(trx: Trx, business: BusinessRow, input: CreateContactInput): Promise<CreatedContact> {
     const name = checkContactName(input.name, 'name');
     const phone = input.phone === undefined ? null : parsePhone(input.phone, business, 'phone');
-    const work = async (t: Trx) => {
-      const { contact, created } = await this.findOrCreate(t, business, name, phone);
-      const standing = created ? NEW_CONTACT_STANDING : await this.standing(t, business, contact.id);
-      return { contact, standing, created };
-    };
-    return trx ? work(trx) : this.deps.db.transaction().execute(work);
+    const { contact, created } = await this.findOrCreate(trx, business, name, phone);
+    const standing = created ? NEW_CONTACT_STANDING : await this.standing(trx, business, contact.id);
+    return { contact, standing, created };
   }
 
   async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {

@@ -11,7 +11,6 @@ import type { Store } from '../db/store.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
 import type { Services } from '../services.js';
-import type { Idempotency } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { RenderedResponses } from './rendered.js';
 
@@ -28,7 +27,6 @@ export interface AppDeps {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
-    idempotency: Idempotency;
     rendered: RenderedResponses;
   }
 }

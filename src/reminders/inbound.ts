@@ -111,30 +111,34 @@ export class ChatInboundService {
    * PRODUCT part 15: any other message from a business's own registered phone is a chat command,
    * answered in one message; a message from any other phone is none (and changes nothing).
    *
-   * The message id is marked seen before the command runs, so a redelivered webhook never repeats
-   * it (never adds a due twice). The reply is the owner's acknowledgement and is sent only after
-   * the command committed. If the command fails unexpectedly (database unavailable) the mark is
-   * taken back and the webhook answers 500, so Meta's retry runs it again; only a crash between
-   * the mark and the command's commit drops the command, and then no reply tells the owner it
-   * was done.
+   * A command's write commits in one transaction with its own mark (the message id as its
+   * Idempotency-Key, chat-commands/service.ts), so a crash at any moment neither drops the command
+   * nor lets a redelivery repeat it: the redelivery replays the reply. The message is marked seen
+   * once the command is done, and only the delivery that marks it sends the reply (a concurrent
+   * duplicate of the webhook sends none). A command that fails unexpectedly (database
+   * unavailable) leaves nothing, and the webhook answers 500 so that Meta's retry runs it again.
    */
   private async ownerCommand(message: InboundMessage): Promise<void> {
     const { db, channel, commands } = this.deps;
     const owners = await findBusinessesByPhone(db, message.from);
     if (owners.length === 0) return;
+    if (await this.seen(message)) return;
+    const [business] = owners;
+    const reply =
+      owners.length === 1 && business
+        ? await commands.handle(business, message)
+        : `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
     if (!(await this.firstDelivery(db, message))) return;
-    let reply: string;
-    try {
-      const [business] = owners;
-      reply =
-        owners.length === 1 && business
-          ? await commands.handle(business, message.text)
-          : `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
-    } catch (error) {
-      await db.deleteFrom('chat_inbound_messages').where('id', '=', message.id).execute();
-      throw error;
-    }
     await channel.send({ kind: 'text', to: message.from, text: reply });
+  }
+
+  private async seen(message: InboundMessage): Promise<boolean> {
+    const row = await this.deps.db
+      .selectFrom('chat_inbound_messages')
+      .select('id')
+      .where('id', '=', message.id)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /**

@@ -1,14 +1,11 @@
-import { insertRows } from '../db/precompiled.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
+
+export { insertReminder } from '../reminder-schedule/schedule.js';
 
 export type ReminderRow = ReminderTable;
 
 /** Statuses that count against the cooldown and the weekly cap: sent, or possibly on its way. */
 const COUNTED = ['sent', 'sending'];
-
-export function insertReminder(db: Executor, row: ReminderRow) {
-  return insertRows(db, 'reminders', [row]);
-}
 
 export function findReminder(db: Executor, id: string) {
   return db.selectFrom('reminders').selectAll().where('id', '=', id).executeTakeFirst();
@@ -144,15 +141,6 @@ export function incrementReminderCount(db: Executor, transactionId: string, at: 
 }
 
 /** PRODUCT part 3: paying a due cancels the reminders still waiting for it. */
-export function cancelScheduledFor(db: Executor, transactionId: string, reason: string, at: string) {
-  return db
-    .updateTable('reminders')
-    .set({ status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at })
-    .where('transaction_id', '=', transactionId)
-    .where('status', '=', 'scheduled')
-    .execute();
-}
-
 export function findByProviderMessageId(db: Executor, messageId: string) {
   return db
     .selectFrom('reminders')

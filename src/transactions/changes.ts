@@ -4,7 +4,7 @@ import type { Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { localDate } from '../lib/dates.js';
 import { recordEvent } from '../outbox/events.js';
-import { cancelScheduled, scheduleForNewDue } from '../reminders/schedule.js';
+import { cancelScheduled, scheduleForNewDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf, type Recurrence, storedOpenStatus, storeRecurrence } from './domain.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';

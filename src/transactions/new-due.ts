@@ -3,7 +3,7 @@ import type { Executor } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
-import { scheduleForNewDue } from '../reminders/schedule.js';
+import { scheduleForNewDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { transactionEventData } from './presenter.js';
 import type { TransactionView } from './repository.js';

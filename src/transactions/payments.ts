@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
-import { cancelForPaidDue } from '../reminders/schedule.js';
+import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf } from './domain.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';

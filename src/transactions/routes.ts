@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { absentBodyIsEmptyObject } from '../http/body.js';
+import { idempotencyKeyOf, sendAnswer } from '../http/idempotency.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { presentPayment, presentTransaction } from './presenter.js';
@@ -82,16 +83,19 @@ export async function transactionRoutes(app: App) {
       },
     },
     async (request, reply) =>
-      app.idempotency.execute(request, reply, 'transactions.create', async (trx) => {
-        const result = await transactions.create(request.auth.business, request.body, trx);
-        return {
-          status: 201,
-          body: {
-            data: presentTransaction(result.transaction, ctx(request)),
-            contact_created: result.contactCreated,
-          },
-        };
-      }),
+      sendAnswer(
+        reply,
+        await transactions.create(request.auth.business, request.body, {
+          idempotencyKey: idempotencyKeyOf(request, 'transactions.create'),
+          respond: (result) => ({
+            status: 201,
+            body: {
+              data: presentTransaction(result.transaction, ctx(request)),
+              contact_created: result.contactCreated,
+            },
+          }),
+        }),
+      ),
   );
 
   app.get(
@@ -192,24 +196,25 @@ export async function transactionRoutes(app: App) {
       const { business } = request.auth;
       const { id } = request.params;
       const { amount_paise, utr, payment_method } = request.body;
-      // Keys are scoped to the due: the same key on two dues is two payments.
-      return app.idempotency.execute(request, reply, `transactions.payments:${id}`, async (trx) => {
-        const recorded = await transactions.recordPayment(
-          business,
-          id,
-          { amountPaise: amount_paise, utr, paymentMethod: payment_method, source: 'api' },
-          { trx },
-        );
-        return {
-          status: 201,
-          body: {
-            data: {
-              payment: presentPayment(recorded.payment),
-              transaction: presentTransaction(recorded.transaction, ctx(request)),
+      const answer = await transactions.recordPayment(
+        business,
+        id,
+        { amountPaise: amount_paise, utr, paymentMethod: payment_method, source: 'api' },
+        {
+          // Keys are scoped to the due: the same key on two dues is two payments.
+          idempotencyKey: idempotencyKeyOf(request, `transactions.payments:${id}`),
+          respond: (recorded) => ({
+            status: 201,
+            body: {
+              data: {
+                payment: presentPayment(recorded.payment),
+                transaction: presentTransaction(recorded.transaction, ctx(request)),
+              },
             },
-          },
-        };
-      });
+          }),
+        },
+      );
+      return sendAnswer(reply, answer);
     },
   );
 

@@ -5,6 +5,7 @@ import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
 import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
+import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import * as aggregates from '../totals/aggregates.js';
@@ -19,22 +20,43 @@ import { extendSeries } from './series.js';
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
+export interface CreatedTransaction {
+  transaction: repo.TransactionView;
+  contactCreated: boolean;
+}
+
 export class TransactionService {
-  constructor(private readonly deps: { db: Db; clock: Clock; contacts: ContactService }) {}
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; contacts: ContactService; idempotency: IdempotencyStore },
+  ) {}
 
   today(business: BusinessRow): string {
     return localDate(business.timezone, this.deps.clock.now());
   }
 
   /**
-   * Creates a due (PRODUCT part 3): the contact is taken by id or found/created by name, the
-   * totals and the transaction.created event are written in the same database transaction.
+   * Creates a due (PRODUCT part 3) in its own database transaction; with `idem` the Idempotency-Key
+   * is claimed and the response stored in that same transaction, and the answer is the response
+   * (first or replayed).
    */
-  async create(
+  create(business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction>;
+  create(business: BusinessRow, input: CreateTransactionInput, idem: Idempotent<CreatedTransaction>): Promise<Answer>;
+  create(
     business: BusinessRow,
     input: CreateTransactionInput,
-    trx?: Trx,
-  ): Promise<{ transaction: repo.TransactionView; contactCreated: boolean }> {
+    idem?: Idempotent<CreatedTransaction>,
+  ): Promise<CreatedTransaction | Answer> {
+    return this.deps.db.transaction().execute<CreatedTransaction | Answer>((trx) => {
+      const work = () => this.createIn(trx, business, input);
+      return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
+    });
+  }
+
+  /**
+   * Creates a due inside the caller's transaction (a larger change, a batch): the contact is taken
+   * by id or found/created by name; the totals and the transaction.created event are written with it.
+   */
+  async createIn(trx: Trx, business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction> {
     if (input.contact_id !== undefined && input.contact_name !== undefined) {
       throw errors.invalid('contact_id', 'give only one of contact_id or contact_name');
     }
@@ -44,48 +66,45 @@ export class TransactionService {
     const name = input.contact_name === undefined ? undefined : checkContactName(input.contact_name, 'contact_name');
     const phone = input.contact_phone === undefined ? null : parsePhone(input.contact_phone, business, 'contact_phone');
 
-    const work = async (t: Trx) => {
-      let contact: ContactRow;
-      let contactCreated = false;
-      if (input.contact_id !== undefined) {
-        const found = await findContact(t, business.id, input.contact_id);
-        if (!found) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
-        contact = await this.deps.contacts.fillPhone(t, found, phone);
-      } else {
-        ({ contact, created: contactCreated } = await this.deps.contacts.findOrCreate(
-          t,
-          business,
-          name as string,
-          phone,
-        ));
-      }
-      const now = this.deps.clock.now();
-      const recurrence =
-        input.recurrence == null
-          ? null
-          : storeRecurrence({
-              interval: input.recurrence.interval as Recurrence['interval'],
-              until: input.recurrence.until ?? null,
-            });
-      const transaction = await insertDue(
-        t,
+    let contact: ContactRow;
+    let contactCreated = false;
+    if (input.contact_id !== undefined) {
+      const found = await findContact(trx, business.id, input.contact_id);
+      if (!found) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
+      contact = await this.deps.contacts.fillPhone(trx, found, phone);
+    } else {
+      ({ contact, created: contactCreated } = await this.deps.contacts.findOrCreate(
+        trx,
         business,
-        {
-          contact,
-          amountPaise: input.amount_paise,
-          dueDate: input.due_date,
-          notes: input.notes ?? null,
-          invoiceNumber: input.invoice_number ?? null,
-          recurrence,
-          seriesId: null,
-        },
-        now,
-      );
-      // A first due whose date has arrived (or passed) catches its series up at once.
-      if (recurrence !== null) await extendSeries(t, business, transaction.id, this.today(business), now);
-      return { transaction, contactCreated };
-    };
-    return trx ? work(trx) : this.deps.db.transaction().execute(work);
+        name as string,
+        phone,
+      ));
+    }
+    const now = this.deps.clock.now();
+    const recurrence =
+      input.recurrence == null
+        ? null
+        : storeRecurrence({
+            interval: input.recurrence.interval as Recurrence['interval'],
+            until: input.recurrence.until ?? null,
+          });
+    const transaction = await insertDue(
+      trx,
+      business,
+      {
+        contact,
+        amountPaise: input.amount_paise,
+        dueDate: input.due_date,
+        notes: input.notes ?? null,
+        invoiceNumber: input.invoice_number ?? null,
+        recurrence,
+        seriesId: null,
+      },
+      now,
+    );
+    // A first due whose date has arrived (or passed) catches its series up at once.
+    if (recurrence !== null) await extendSeries(trx, business, transaction.id, this.today(business), now);
+    return { transaction, contactCreated };
   }
 
   async get(business: BusinessRow, id: string): Promise<repo.TransactionView> {
@@ -178,18 +197,28 @@ export class TransactionService {
   }
 
   /**
-   * Records part or all of what a due owes (PRODUCT part 10) in its own database transaction.
-   * Other modules that record a payment as part of a larger change (a confirmed claim, a gateway
-   * webhook) call `recordPaymentIn` with their transaction instead.
+   * Records part or all of what a due owes (PRODUCT part 10) in its own database transaction, with
+   * the Idempotency-Key when `idem` is given. Other modules that record a payment as part of a
+   * larger change (a confirmed claim, a gateway webhook) call `recordPaymentIn` with their
+   * transaction instead.
    */
+  recordPayment(business: BusinessRow, transactionId: string, input: PaymentInput): Promise<RecordedPayment>;
   recordPayment(
     business: BusinessRow,
     transactionId: string,
     input: PaymentInput,
-    opts: { trx?: Trx } = {},
-  ): Promise<RecordedPayment> {
-    const work = (trx: Trx) => this.recordPaymentIn(trx, business, transactionId, input);
-    return opts.trx ? work(opts.trx) : this.deps.db.transaction().execute(work);
+    idem: Idempotent<RecordedPayment>,
+  ): Promise<Answer>;
+  recordPayment(
+    business: BusinessRow,
+    transactionId: string,
+    input: PaymentInput,
+    idem?: Idempotent<RecordedPayment>,
+  ): Promise<RecordedPayment | Answer> {
+    return this.deps.db.transaction().execute<RecordedPayment | Answer>((trx) => {
+      const work = () => this.recordPaymentIn(trx, business, transactionId, input);
+      return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
+    });
   }
 
   recordPaymentIn(trx: Trx, business: BusinessRow, transactionId: string, input: PaymentInput) {

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
-import { Idempotency } from '../http/idempotency.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Clock } from '../lib/clock.js';
 import type { Services } from '../services.js';
@@ -26,7 +25,7 @@ export function createJobs(deps: WorkerDeps): Job[] {
   const { db } = deps.store;
   return [
     overdueSweeper({ db, clock: deps.clock }),
-    idempotencyPurge(new Idempotency({ db, clock: deps.clock, storeKind: deps.store.kind })),
+    idempotencyPurge(deps.services.idempotency),
     reminderScheduler({ reminders: deps.services.reminders, metrics: deps.metrics }),
     recurrenceWorker({ transactions: deps.services.transactions }),
     webhookDispatcherJob({

@@ -1,8 +1,14 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { Executor, TransactionTable } from '../db/schema.js';
+import { insertRows } from '../db/precompiled.js';
+import type { Executor, ReminderTable, TransactionTable } from '../db/schema.js';
 import { instantAt } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
-import * as repo from './repository.js';
+
+/*
+ * The automatic reminder's schedule, written inside the changes of a due (create, pay, patch,
+ * delete). A module below both transactions/ and reminders/: transactions write the schedule,
+ * reminders send what it holds, and neither imports the other's writes to do it.
+ */
 
 /** The automatic reminder goes out at this local time on the due date. */
 export const AUTOMATIC_HOUR = 10;
@@ -20,7 +26,7 @@ export async function scheduleForNewDue(
 ): Promise<void> {
   const at = instantAt(business.timezone, due.due_date, AUTOMATIC_HOUR, 0);
   if (at.getTime() <= now.getTime()) return;
-  await repo.insertReminder(trx, {
+  await insertReminder(trx, {
     id: uuidv7(now.getTime()),
     business_id: due.business_id,
     transaction_id: due.id,
@@ -44,10 +50,20 @@ export async function scheduleForNewDue(
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */
 export async function cancelForPaidDue(trx: Executor, transactionId: string, now: Date): Promise<void> {
-  await repo.cancelScheduledFor(trx, transactionId, 'paid', now.toISOString());
+  await cancelScheduled(trx, transactionId, 'paid', now);
 }
 
 /** A due removed, paused or re-dated: its scheduled automatic reminder is cancelled with this reason. */
 export async function cancelScheduled(trx: Executor, transactionId: string, reason: string, now: Date): Promise<void> {
-  await repo.cancelScheduledFor(trx, transactionId, reason, now.toISOString());
+  const at = now.toISOString();
+  await trx
+    .updateTable('reminders')
+    .set({ status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at })
+    .where('transaction_id', '=', transactionId)
+    .where('status', '=', 'scheduled')
+    .execute();
+}
+
+export function insertReminder(db: Executor, row: ReminderTable) {
+  return insertRows(db, 'reminders', [row]);
 }

@@ -61,7 +61,8 @@ export function csrfOf(html: string): string {
 export function lastCode(h: Harness, phone: string): string {
   const messages = (h.services.channel as LogChannel).messages.filter((m) => m.to === phone && m.kind === 'text');
   const last = messages.at(-1);
-  const code = last?.kind === 'text' ? /\b(\d{6})\b/.exec(last.text)?.[1] : undefined;
+  // The code comes after the business name, which may hold digits of its own: take the last match.
+  const code = last?.kind === 'text' ? [...last.text.matchAll(/\b(\d{6})\b/g)].at(-1)?.[1] : undefined;
   if (!code) throw new Error(`no sign-in code was sent to ${phone}`);
   return code;
 }

@@ -565,3 +565,30 @@ describe('page weight', () => {
     expect(Buffer.byteLength(login.text)).toBeLessThan(100 * 1024);
   });
 });
+
+describe('bodies the forms never send', () => {
+  it('answer 4xx pages and change nothing: JSON, a body over 64 KB', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const csrf = csrfOf((await client.get('/dashboard/dues/new')).text);
+    const cookie = `dashboard_session=${client.cookies.get('dashboard_session')}`;
+    const json = await h.app.inject({
+      method: 'POST',
+      url: '/dashboard/dues',
+      headers: { cookie, 'content-type': 'application/json' },
+      payload: JSON.stringify({ _csrf: csrf, contact_name: 'Ravi Kumar', amount: '100', due_date: '2026-03-20' }),
+    });
+    expect(json.statusCode).toBe(400);
+    expect(json.headers['content-type']).toMatch(/^text\/html/);
+    const big = await client.request('POST', '/dashboard/dues', {
+      _csrf: csrf,
+      contact_name: 'Ravi Kumar',
+      amount: '100',
+      due_date: '2026-03-20',
+      notes: 'x'.repeat(70_000),
+    });
+    expect(big.status).toBe(400);
+    expect(big.text).toContain('Please try again');
+    expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+  });
+});

@@ -1,6 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { toAppError } from '../http/error-handler.js';
 import { statusOf } from '../http/error-status.js';
 import type { App } from '../http/types.js';
 import { randomToken } from '../lib/ids.js';
@@ -41,21 +42,22 @@ export async function dashboardRoutes(app: App) {
     const l = lang(request);
     return sendPage(reply, 404, renderMessage(l, l.t('error.title'), l.t('error.not_found')));
   });
+  // The API's one translation of whatever was thrown (a store outage is 503 with Retry-After),
+  // answered as a page instead of the JSON envelope.
   app.setErrorHandler((error, request, reply) => {
     const l = lang(request);
-    if (error instanceof AppError) {
-      const status = statusOf(error);
-      if (error.headers) reply.headers(error.headers);
-      const text = error.code === 'not_found' ? l.t('error.not_found') : error.message;
-      if (status >= 500) request.log.warn({ err: error }, 'dashboard page unavailable');
-      return sendPage(reply, status, renderMessage(l, l.t('error.title'), text));
-    }
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return sendPage(reply, status, renderMessage(l, l.t('error.title'), l.t('error.generic')));
-    }
-    request.log.error({ err: error }, 'dashboard page failed');
-    return sendPage(reply, 500, renderMessage(l, l.t('error.title'), l.t('error.generic')));
+    const appError = toAppError(error);
+    const status = statusOf(appError);
+    if (appError.headers) reply.headers(appError.headers);
+    if (status === 500) request.log.error({ err: error }, 'dashboard page failed');
+    // The services' messages name the field; the framework's (JSON-minded) ones would mislead here.
+    const text =
+      appError.code === 'not_found'
+        ? l.t('error.not_found')
+        : error instanceof AppError && status < 500
+          ? appError.message
+          : l.t('error.generic');
+    return sendPage(reply, status, renderMessage(l, l.t('error.title'), text));
   });
 
   const startSession = (reply: FastifyReply, token: string) => {

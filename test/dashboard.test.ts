@@ -533,7 +533,8 @@ describe('developers', () => {
     expect((await h.request('GET', '/v1/summary', { headers: { 'x-api-key': key } })).status).toBe(200);
     const again = await client.get('/dashboard/developers');
     expect(again.text).not.toContain(key);
-    const keyId = (await h.services.businesses.listKeys(biz.business.id))[0]?.id as string;
+    const keyId = (await h.services.businesses.listKeys(biz.business.id)).find((k) => key.startsWith(k.prefix))
+      ?.id as string;
     const revoked = await client.submit('/dashboard/developers', `/dashboard/developers/keys/${keyId}/revoke`);
     expect(revoked.status).toBe(303);
     expect((await h.request('GET', '/v1/summary', { headers: { 'x-api-key': key } })).status).toBe(401);

@@ -51,25 +51,25 @@ export async function findActiveKey(db: Executor, keyHash: string) {
   return (await findActiveKeyQuery(db, { keyHash }))[0];
 }
 
-/** The business's API keys, newest first; hashes stay in the store. */
-export function listApiKeys(db: Executor, businessId: string) {
+export function listKeys(db: Executor, businessId: string) {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .select(['id', 'key_prefix as prefix', 'created_at', 'revoked_at'])
     .where('business_id', '=', businessId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('created_at')
+    .orderBy('id')
     .execute();
 }
 
-export function revokeKeyById(db: Executor, businessId: string, id: string, at: string) {
-  return db
+/** Revokes an unrevoked key by id, within one business when `businessId` is given. */
+export function revokeKeyById(db: Executor, keyId: string, at: string, businessId?: string) {
+  let query = db
     .updateTable('api_keys')
     .set({ revoked_at: at })
-    .where('business_id', '=', businessId)
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null);
+  if (businessId !== undefined) query = query.where('business_id', '=', businessId);
+  return query.returning(['id', 'key_prefix', 'business_id']).executeTakeFirst();
 }
 
 export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {

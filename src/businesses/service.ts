@@ -3,7 +3,7 @@ import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
-import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
+import { isUuid, randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
 import * as repo from './repository.js';
 import { API_PLAN, PLANS, type Plan } from './schema.js';
@@ -162,15 +162,20 @@ export class BusinessService {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Every key of the business, oldest first, revoked ones too (PRODUCT part 16). */
   listKeys(businessId: string) {
-    return repo.listApiKeys(this.deps.db, businessId);
+    return repo.listKeys(this.deps.db, businessId);
   }
 
-  /** Revokes one of the business's keys by id (the dashboard); false when none is active with that id. */
-  async revokeKeyById(businessId: string, id: string): Promise<boolean> {
-    const result = await repo.revokeKeyById(this.deps.db, businessId, id, this.deps.clock.now().toISOString());
+  /**
+   * Revokes a key by its id: within one business when `businessId` is given (the dashboard), any
+   * business's otherwise. False when no unrevoked key has that id.
+   */
+  async revokeKeyById(keyId: string, businessId?: string): Promise<boolean> {
+    if (!isUuid(keyId)) return false;
+    const revoked = await repo.revokeKeyById(this.deps.db, keyId, this.deps.clock.now().toISOString(), businessId);
     this.#ownWrites++;
-    return Number(result.numUpdatedRows) > 0;
+    return revoked !== undefined;
   }
 
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {

@@ -136,7 +136,7 @@ export async function signedInRoutes(app: App) {
     { schema: { hide: true } },
     async (request, reply) => {
       const v = viewOf(request);
-      if (!(await businesses.revokeKeyById(v.business.id, checkId(request.params.id))))
+      if (!(await businesses.revokeKeyById(checkId(request.params.id), v.business.id)))
         throw errors.notFound('API key');
       return seeOther(reply, '/dashboard/developers?ok=saved');
     },

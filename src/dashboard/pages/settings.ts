@@ -18,7 +18,7 @@ export function renderSettings(v: View, values: { upi_id: string }, flash?: Page
 }
 
 export interface DevelopersData {
-  keys: Array<{ id: string; key_prefix: string; created_at: string; revoked_at: string | null }>;
+  keys: Array<{ id: string; prefix: string; created_at: string; revoked_at: string | null }>;
   newKey?: string | undefined;
   endpoints: Array<EndpointView & { deliveries: DeliveryView[] }>;
   newSecret?: string | undefined;
@@ -34,7 +34,7 @@ export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome[
 ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
 <ul class="list">${d.keys.map(
     (k) =>
-      html`<li><span><code>${k.key_prefix}…</code><br><span class="muted">${v.instant(k.created_at)}${k.revoked_at ? html` · revoked ${v.instant(k.revoked_at)}` : ''}</span></span>${
+      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${v.instant(k.created_at)}${k.revoked_at ? html` · revoked ${v.instant(k.revoked_at)}` : ''}</span></span>${
         k.revoked_at ? '' : post(`/dashboard/developers/keys/${k.id}/revoke`, 'Revoke', 'danger')
       }</li>`,
   )}</ul>

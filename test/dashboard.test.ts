@@ -366,6 +366,32 @@ describe('dues pages', () => {
   });
 });
 
+describe('adding a due twice from one form', () => {
+  it('adds it once (the form carries a one-time key): a double tap lands on the same due', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const form = await client.get('/dashboard/dues/new');
+    const once = /name="once" value="([^"]+)"/.exec(form.text)?.[1] as string;
+    const fields = {
+      _csrf: csrfOf(form.text),
+      once,
+      contact_name: 'Ravi Kumar',
+      amount: '100',
+      due_date: '2026-03-20',
+    };
+    const [a, b] = await Promise.all([
+      client.request('POST', '/dashboard/dues', fields),
+      client.request('POST', '/dashboard/dues', fields),
+    ]);
+    expect(a.status).toBe(303);
+    expect(b.status).toBe(303);
+    expect(b.location).toBe(a.location);
+    expect((await biz.get('/v1/transactions')).body.total).toBe(1);
+    const other = await client.get('/dashboard/dues/new');
+    expect(/name="once" value="([^"]+)"/.exec(other.text)?.[1]).not.toBe(once);
+  });
+});
+
 describe('CSRF', () => {
   it('a POST without the form token is 403 and changes nothing', async () => {
     const biz = await h.newBusiness();

@@ -1,5 +1,6 @@
 import { ChannelError } from '../channels/channel.js';
 import type { App } from '../http/types.js';
+import { randomToken, sha256Hex } from '../lib/ids.js';
 import { balanceOf, effectiveStatus, payPageUrl } from '../transactions/domain.js';
 import type { PaymentSource } from '../transactions/payments.js';
 import {
@@ -110,7 +111,7 @@ export async function duesRoutes(app: App) {
 
   app.get('/dues/new', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    return sendPage(reply, 200, renderNewDue(v, { due_date: transactions.today(v.business) }));
+    return sendPage(reply, 200, renderNewDue(v, { due_date: transactions.today(v.business), once: randomToken(18) }));
   });
 
   app.post<{ Body: Form }>('/dues', { schema: { hide: true } }, async (request, reply) => {
@@ -123,6 +124,7 @@ export async function duesRoutes(app: App) {
       due_date: form.due_date ?? '',
       invoice_number: form.invoice_number ?? '',
       notes: form.notes ?? '',
+      once: form.once ?? randomToken(18),
     };
     try {
       const input = checkBody<CreateTransactionInput>(CreateTransactionBody, {
@@ -133,8 +135,16 @@ export async function duesRoutes(app: App) {
         ...(optional(form.invoice_number) && { invoice_number: optional(form.invoice_number) }),
         ...(optional(form.notes) && { notes: optional(form.notes) }),
       });
-      const { transaction } = await transactions.create(v.business, input);
-      return seeOther(reply, `/dashboard/dues/${transaction.id}?ok=created`);
+      // The form's one-time key makes a double tap (or a resent form) add the due once.
+      const once = /^[A-Za-z0-9_-]{16,64}$/.test(form.once ?? '') ? (form.once as string) : undefined;
+      const answer = await transactions.create(v.business, input, {
+        idempotencyKey:
+          once === undefined
+            ? undefined
+            : { operation: 'dashboard.transactions.create', key: once, requestHash: sha256Hex(JSON.stringify(input)) },
+        respond: ({ transaction }) => ({ status: 303, body: { id: transaction.id } }),
+      });
+      return seeOther(reply, `/dashboard/dues/${(answer.body as { id: string }).id}?ok=created`);
     } catch (error) {
       const { status, flash } = formError(error);
       return sendPage(reply, status, renderNewDue(v, values, flash));

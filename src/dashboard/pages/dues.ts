@@ -55,6 +55,8 @@ export interface DueFormValues {
   invoice_number?: string;
   notes?: string;
   reminders_paused?: boolean;
+  /** the add form's one-time key (Idempotency-Key): the same form sent twice adds one due */
+  once?: string;
 }
 
 function dueFields(v: View, values: DueFormValues, withContact: boolean): Markup {
@@ -74,7 +76,7 @@ function dueFields(v: View, values: DueFormValues, withContact: boolean): Markup
 export function renderNewDue(v: View, values: DueFormValues, flash?: PageChrome['flash']): string {
   const { t } = v;
   const body = html`<h1>${t('dues.add')}</h1>
-<form class="card" method="post" action="/dashboard/dues">${csrfField(v.csrfToken)}
+<form class="card" method="post" action="/dashboard/dues">${csrfField(v.csrfToken)}<input type="hidden" name="once" value="${values.once ?? ''}">
 ${dueFields(v, values, true)}
 <div class="actions"><button type="submit">${t('due.create')}</button><a class="button secondary" href="/dashboard/dues">${t('common.back')}</a></div>
 </form>`;

@@ -367,7 +367,7 @@ describe('dues pages', () => {
 });
 
 describe('adding a due twice from one form', () => {
-  it('adds it once (the form carries a one-time key): a double tap lands on the same due', async () => {
+  it('adds it once (the form carries a one-time key): a double tap lands on the same due; a payment likewise', async () => {
     const biz = await h.newBusiness();
     const client = await signInByLink(h, biz.business.id);
     const form = await client.get('/dashboard/dues/new');
@@ -389,6 +389,23 @@ describe('adding a due twice from one form', () => {
     expect((await biz.get('/v1/transactions')).body.total).toBe(1);
     const other = await client.get('/dashboard/dues/new');
     expect(/name="once" value="([^"]+)"/.exec(other.text)?.[1]).not.toBe(once);
+
+    // The same payment form sent twice records one payment.
+    const path = a.location?.replace(/\?.*$/, '') as string;
+    const page = await client.get(path);
+    const payOnce =
+      /action="[^"]+\/payments"><input type="hidden" name="_csrf" value="[^"]+"><input type="hidden" name="once" value="([^"]+)"/.exec(
+        page.text,
+      )?.[1] as string;
+    const pay = { _csrf: csrfOf(page.text), once: payOnce, amount: '40', payment_method: 'cash' };
+    const [p1, p2] = await Promise.all([
+      client.request('POST', `${path}/payments`, pay),
+      client.request('POST', `${path}/payments`, pay),
+    ]);
+    expect([p1.status, p2.status]).toEqual([303, 303]);
+    const id = path.split('/').at(-1) as string;
+    expect((await biz.get(`/v1/transactions/${id}/payments`)).body.data).toHaveLength(1);
+    expect((await biz.get(`/v1/transactions/${id}`)).body.data.balance_paise).toBe(6_000);
   });
 });
 

@@ -1,6 +1,6 @@
 import { ChannelError } from '../channels/channel.js';
 import type { App } from '../http/types.js';
-import { randomToken, sha256Hex } from '../lib/ids.js';
+import { randomToken } from '../lib/ids.js';
 import { balanceOf, effectiveStatus, payPageUrl } from '../transactions/domain.js';
 import type { PaymentSource } from '../transactions/payments.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../transactions/schema.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { formError } from './errors.js';
-import { checkBody, optional, rupeesToPaise } from './forms.js';
+import { checkBody, formOnce, optional, rupeesToPaise } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import {
   DUE_STATUSES,
@@ -65,6 +65,7 @@ export async function duesRoutes(app: App) {
       paid_at: row.paid_at,
       reminders_paused: row.reminders_paused === 1,
       payUrl,
+      paymentOnce: randomToken(18),
       // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.
       whatsappUrl: `https://wa.me/${row.contact_phone ?? ''}?text=${encodeURIComponent(message)}`,
       payments: payments.map((p) => ({
@@ -135,13 +136,8 @@ export async function duesRoutes(app: App) {
         ...(optional(form.invoice_number) && { invoice_number: optional(form.invoice_number) }),
         ...(optional(form.notes) && { notes: optional(form.notes) }),
       });
-      // The form's one-time key makes a double tap (or a resent form) add the due once.
-      const once = /^[A-Za-z0-9_-]{16,64}$/.test(form.once ?? '') ? (form.once as string) : undefined;
       const answer = await transactions.create(v.business, input, {
-        idempotencyKey:
-          once === undefined
-            ? undefined
-            : { operation: 'dashboard.transactions.create', key: once, requestHash: sha256Hex(JSON.stringify(input)) },
+        idempotencyKey: formOnce(form, 'dashboard.transactions.create', input),
         respond: ({ transaction }) => ({ status: 303, body: { id: transaction.id } }),
       });
       return seeOther(reply, `/dashboard/dues/${(answer.body as { id: string }).id}?ok=created`);
@@ -205,12 +201,15 @@ export async function duesRoutes(app: App) {
       ...(optional(form.utr) && { utr: optional(form.utr) }),
       ...(form.payment_method && { payment_method: form.payment_method }),
     });
-    await transactions.recordPayment(v.business, id, {
-      amountPaise: input.amount_paise,
-      utr: input.utr,
-      paymentMethod: input.payment_method,
-      source: SOURCE,
-    });
+    await transactions.recordPayment(
+      v.business,
+      id,
+      { amountPaise: input.amount_paise, utr: input.utr, paymentMethod: input.payment_method, source: SOURCE },
+      {
+        idempotencyKey: formOnce(form, `dashboard.payments.create:${id}`, input),
+        respond: () => ({ status: 303, body: {} }),
+      },
+    );
     return `/dashboard/dues/${id}?ok=payment`;
   });
 

@@ -2,6 +2,8 @@ import type { FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from 'typebox';
 import { errors } from '../errors.js';
 import { validationToAppError, validatorCompiler } from '../http/validation.js';
+import type { IdempotencyKey } from '../idempotency/store.js';
+import { sha256Hex } from '../lib/ids.js';
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
 export function parseForm(body: string): Record<string, string> {
@@ -45,4 +47,18 @@ export function rupeesToPaise(input: string | undefined, field: string): number 
 export function optional(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
+}
+
+/**
+ * A form's one-time key (hidden field `once`, made when the form was rendered) as the services'
+ * Idempotency-Key: the same form sent twice (a double tap, a resend) does its work once.
+ */
+export function formOnce(
+  form: Record<string, string | undefined>,
+  operation: string,
+  input: unknown,
+): IdempotencyKey | undefined {
+  const once = form.once;
+  if (once === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(once)) return undefined;
+  return { operation, key: once, requestHash: sha256Hex(JSON.stringify(input)) };
 }

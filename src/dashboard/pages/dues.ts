@@ -99,6 +99,8 @@ export interface DueDetail {
   paid_at: string | null;
   reminders_paused: boolean;
   payUrl: string;
+  /** the payment form's one-time key: the same payment sent twice is recorded once */
+  paymentOnce: string;
   whatsappUrl: string;
   payments: Array<{ amount: number; payment_method: string; utr: string | null; source: string; created_at: string }>;
 }
@@ -137,7 +139,7 @@ ${
 ${
   open
     ? html`<section class="card" aria-labelledby="pay-h"><h2 id="pay-h">${t('due.record_payment')}</h2>
-<form method="post" action="/dashboard/dues/${d.id}/payments">${csrfField(v.csrfToken)}
+<form method="post" action="/dashboard/dues/${d.id}/payments">${csrfField(v.csrfToken)}<input type="hidden" name="once" value="${d.paymentOnce}">
 <label for="pay-amount">${t('field.amount')}</label><input id="pay-amount" name="amount" inputmode="decimal" required value="">
 <label for="payment_method">${t('field.payment_method')}</label><select id="payment_method" name="payment_method">${PAYMENT_METHODS.map(
         (m) => html`<option value="${m}">${t(`method.${m}`)}</option>`,

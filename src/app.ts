@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
+import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { authenticationHook } from './http/auth.js';
@@ -17,6 +18,8 @@ import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
 import { opsRoutes } from './ops/routes.js';
+import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
+import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
@@ -77,6 +80,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...contactSchemas,
     ...transactionSchemas,
     ...webhookSchemas,
+    ...claimSchemas,
+    ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
   ]) {
@@ -89,6 +94,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(whatsappWebhookRoutes);
   // The business's dashboard (PRODUCT part 14): a session cookie instead of an API key.
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
+  await app.register(razorpayWebhookRoutes);
 
   const authenticate = authenticationHook({
     config,
@@ -102,6 +108,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(summaryRoutes);
       await v1.register(contactRoutes);
       await v1.register(transactionRoutes);
+      await v1.register(claimRoutes);
+      await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
       await v1.register(webhookRoutes);
     },

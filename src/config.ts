@@ -25,6 +25,14 @@ export interface Config {
     readonly appSecret: string | undefined;
     readonly verifyToken: string | undefined;
   };
+  /** PAYMENTS_GATEWAY (PRODUCT part 11): none, or razorpay with its keys (never logged). */
+  readonly paymentsGateway: 'none' | 'razorpay';
+  readonly razorpay: {
+    readonly apiBase: string;
+    readonly keyId: string | undefined;
+    readonly keySecret: string | undefined;
+    readonly webhookSecret: string | undefined;
+  };
   /** Key that encrypts secrets at rest (webhook signing secrets); see README. */
   readonly encryptionKey: string | undefined;
   readonly logLevel: string;
@@ -111,6 +119,26 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       if (!whatsapp[key]) throw new ConfigError(`CHAT_CHANNEL=whatsapp needs ${name}`);
     }
   }
+  const paymentsGateway = env.PAYMENTS_GATEWAY || 'none';
+  if (paymentsGateway !== 'none' && paymentsGateway !== 'razorpay') {
+    throw new ConfigError(`PAYMENTS_GATEWAY must be "none" or "razorpay", got "${paymentsGateway}"`);
+  }
+  const razorpay = {
+    apiBase: (url(env, 'RAZORPAY_API_BASE', ['http:', 'https:']) ?? 'https://api.razorpay.com').replace(/\/+$/, ''),
+    keyId: optional(env, 'RAZORPAY_KEY_ID'),
+    keySecret: optional(env, 'RAZORPAY_KEY_SECRET'),
+    webhookSecret: optional(env, 'RAZORPAY_WEBHOOK_SECRET'),
+  };
+  if (paymentsGateway === 'razorpay') {
+    for (const [key, name] of [
+      ['keyId', 'RAZORPAY_KEY_ID'],
+      ['keySecret', 'RAZORPAY_KEY_SECRET'],
+      ['webhookSecret', 'RAZORPAY_WEBHOOK_SECRET'],
+    ] as const) {
+      // Only the variable's name is ever reported: its value is a secret.
+      if (!razorpay[key]) throw new ConfigError(`PAYMENTS_GATEWAY=razorpay needs ${name}`);
+    }
+  }
   const config: Config = {
     port,
     host: env.HOST || '127.0.0.1',
@@ -129,6 +157,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       ...whatsapp,
       apiBase: whatsapp.apiBase ?? 'https://graph.facebook.com/v21.0',
     },
+    paymentsGateway,
+    razorpay,
     encryptionKey: hexKey(env, 'ENCRYPTION_KEY'),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: bool(env, 'LOG_REQUESTS', false),

@@ -3,11 +3,15 @@ import { type CacheNamespace, cache } from './cache/cache.js';
 import type { ChatChannel } from './channels/channel.js';
 import { createChannel } from './channels/index.js';
 import { ChatCommandService } from './chat-commands/service.js';
+import { ClaimService } from './claims/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
 import { IdempotencyStore } from './idempotency/store.js';
 import type { Clock } from './lib/clock.js';
+import { createGateway } from './payments-gateway/index.js';
+import type { PaymentsGateway } from './payments-gateway/port.js';
+import { GatewayService } from './payments-gateway/service.js';
 import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
 import { SummaryService } from './summary/service.js';
@@ -25,6 +29,10 @@ export interface Services {
   /** the chat channel port (CHAT_CHANNEL), shared by reminders and inbound replies */
   channel: ChatChannel;
   reminders: ReminderService;
+  /** "I have paid" claims, confirmed or rejected by the business (PRODUCT part 11) */
+  claims: ClaimService;
+  /** payment links and gateway payments (PAYMENTS_GATEWAY), and unapplied money */
+  moneyIn: GatewayService;
   chatInbound: ChatInboundService;
   /** Idempotency-Key records, written by the services inside their transactions */
   idempotency: IdempotencyStore;
@@ -44,6 +52,8 @@ export function createServices(deps: {
   config: Config;
   channel?: ChatChannel;
   webhookSender?: WebhookSender;
+  /** the payments gateway port; default: the adapter PAYMENTS_GATEWAY names, if any */
+  gateway?: PaymentsGateway;
 }): Services {
   const { db } = deps.store;
   const { clock, config } = deps;
@@ -93,6 +103,8 @@ export function createServices(deps: {
     summary,
     channel,
     reminders,
+    claims: new ClaimService({ db, clock }),
+    moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
     idempotency,
     chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),

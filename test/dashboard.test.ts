@@ -409,6 +409,68 @@ describe('adding a due twice from one form', () => {
   });
 });
 
+describe('claims (PRODUCT part 11)', () => {
+  it('a buyer\'s "I have paid" shows on home and on the due; confirm records the balance, reject records nothing', async () => {
+    const biz = await h.newBusiness();
+    const claimOn = async (amount: number) => {
+      const due = await biz.post('/v1/transactions', {
+        amount_paise: amount,
+        due_date: '2026-03-20',
+        contact_name: `Buyer ${amount}`,
+      });
+      const token = new URL(due.body.data.pay_page_url).pathname;
+      const res = await h.app.inject({
+        method: 'POST',
+        url: `${token}/claim`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `reference=UTR${amount}`,
+      });
+      expect(res.statusCode).toBe(303);
+      return due.body.data.id as string;
+    };
+    const first = await claimOn(10_000);
+    const second = await claimOn(20_000);
+    const client = await signInByLink(h, biz.business.id);
+    const home = await client.get('/dashboard');
+    expect(home.text).toContain('UTR10000');
+    expect(home.text).toContain('UTR20000');
+
+    const page = await client.get(`/dashboard/dues/${first}`);
+    const claimId = /\/claims\/([0-9a-f-]{36})\/confirm/.exec(page.text)?.[1] as string;
+    const confirmed = await client.submit(
+      `/dashboard/dues/${first}`,
+      `/dashboard/dues/${first}/claims/${claimId}/confirm`,
+    );
+    expect(confirmed.status).toBe(303);
+    expect((await biz.get(`/v1/transactions/${first}`)).body.data.status).toBe('paid');
+    expect((await biz.get(`/v1/transactions/${first}/payments`)).body.data).toMatchObject([
+      { amount_paise: 10_000, source: 'claim', utr: 'UTR10000' },
+    ]);
+    const again = await client.submit(`/dashboard/dues/${first}`, `/dashboard/dues/${first}/claims/${claimId}/confirm`);
+    expect(again.status).toBe(409);
+
+    const page2 = await client.get(`/dashboard/dues/${second}`);
+    const claim2 = /\/claims\/([0-9a-f-]{36})\/reject/.exec(page2.text)?.[1] as string;
+    const rejected = await client.submit(
+      `/dashboard/dues/${second}`,
+      `/dashboard/dues/${second}/claims/${claim2}/reject`,
+    );
+    expect(rejected.status).toBe(303);
+    expect((await biz.get(`/v1/transactions/${second}`)).body.data.status).toBe('pending');
+    expect((await biz.get(`/v1/transactions/${second}/claims`)).body.data).toMatchObject([{ status: 'rejected' }]);
+    const after = await client.get('/dashboard');
+    expect(after.text).not.toContain('UTR10000');
+    expect(after.text).not.toContain('UTR20000');
+
+    // Another business cannot decide them.
+    const other = await signInByLink(h, (await h.newBusiness()).business.id);
+    const csrf = csrfOf((await other.get('/dashboard')).text);
+    expect(
+      (await other.request('POST', `/dashboard/dues/${second}/claims/${claim2}/confirm`, { _csrf: csrf })).status,
+    ).toBe(404);
+  });
+});
+
 describe('CSRF', () => {
   it('a POST without the form token is 403 and changes nothing', async () => {
     const biz = await h.newBusiness();
@@ -496,6 +558,15 @@ describe('escaping', () => {
       invoice_number: `INV ${evil}`.slice(0, 60),
       notes: `Note ${evil}`,
     });
+    // The buyer's own words: an "I have paid" reference from the pay page.
+    const payUrl = /id="pay-url" readonly value="([^"]+)"/.exec((await client.get(path)).text)?.[1] as string;
+    const claim = await h.app.inject({
+      method: 'POST',
+      url: `${new URL(payUrl).pathname}/claim`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ reference: `R ${evil}` }).toString(),
+    });
+    expect(claim.statusCode).toBe(303);
     const contactId = (await client.get(path)).text.match(/href="\/dashboard\/contacts\/([0-9a-f-]{36})"/)?.[1];
     for (const url of [
       path,
@@ -510,6 +581,8 @@ describe('escaping', () => {
       expect(page.text, url).not.toContain('<img');
       expect(page.text, url).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;');
     }
+    expect((await client.get(path)).text).toContain('R &lt;img src=x');
+    expect((await client.get('/dashboard')).text).toContain('R &lt;img src=x');
     const search = await client.get(`/dashboard/dues?q=${encodeURIComponent('"><script>')}`);
     expect(search.text).not.toContain('"><script>');
   });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './helpers/browser.js';
+import { launchChromium } from './helpers/chromium.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
 /**

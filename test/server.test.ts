@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -10,23 +9,13 @@ import { migrations } from '../src/db/migrations/index.js';
 import { openStore } from '../src/db/store.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 import { startScript, storeEnv } from './helpers/processes.js';
+import { freePort } from './helpers/throwaway-servers.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(() => h.close());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** A PostgreSQL database with nothing in it (the harness's come migrated, from a template). */
 async function emptyDatabase(): Promise<string> {

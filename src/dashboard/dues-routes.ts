@@ -38,7 +38,10 @@ export async function duesRoutes(app: App) {
 
   const detail = async (v: View, id: string): Promise<DueDetail> => {
     const row = await transactions.get(v.business, id);
-    const payments = await transactions.listPayments(v.business, id);
+    const [payments, claims] = await Promise.all([
+      transactions.listPayments(v.business, id),
+      services.claims.list(v.business, id),
+    ]);
     const today = transactions.today(v.business);
     const payUrl = payPageUrl(config.publicBaseUrl, row.pay_token);
     const balance = balanceOf(row);
@@ -68,6 +71,13 @@ export async function duesRoutes(app: App) {
       paymentOnce: randomToken(18),
       // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.
       whatsappUrl: `https://wa.me/${row.contact_phone ?? ''}?text=${encodeURIComponent(message)}`,
+      claims: claims.map((c) => ({
+        id: c.id,
+        reference: c.reference,
+        status: c.status,
+        created_at: c.created_at,
+        decided_at: c.decided_at,
+      })),
       payments: payments.map((p) => ({
         amount: Number(p.amount_paise),
         payment_method: p.payment_method,
@@ -229,6 +239,27 @@ export async function duesRoutes(app: App) {
       return `/dashboard/dues/${id}?ok=held&reason=channel_error`;
     }
   });
+
+  // PRODUCT part 11: a buyer's "I have paid", confirmed (a payment of the balance, source claim) or rejected.
+  for (const decision of ['confirm', 'reject'] as const) {
+    app.post<{ Params: { id: string; claimId: string }; Body: Form }>(
+      `/dues/:id/claims/:claimId/${decision}`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const v = viewOf(request);
+        const id = checkId(request.params.id);
+        const claimId = checkId(request.params.claimId);
+        try {
+          if (decision === 'confirm') await services.claims.confirm(v.business, id, claimId, {});
+          else await services.claims.reject(v.business, id, claimId);
+        } catch (error) {
+          const { status, flash } = formError(error);
+          return sendPage(reply, status, renderDue(v, await detail(v, id), flash));
+        }
+        return seeOther(reply, `/dashboard/dues/${id}?ok=${decision === 'confirm' ? 'confirmed' : 'rejected'}`);
+      },
+    );
+  }
 
   action('delete', async (v, id) => {
     await transactions.remove(v.business, id);

@@ -46,6 +46,8 @@ const OUTCOMES: Record<string, MessageKey> = {
   paid: 'due.marked_paid',
   deleted: 'due.deleted',
   reminded: 'due.reminder_sent',
+  confirmed: 'due.claim_confirmed',
+  rejected: 'due.claim_rejected',
   settings: 'settings.saved',
   test: 'developers.test_sent',
   redelivered: 'developers.redelivered',

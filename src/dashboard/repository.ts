@@ -90,25 +90,3 @@ export function openBalancesByDueDate(db: Executor, businessId: string) {
     .groupBy('due_date')
     .execute();
 }
-
-/** The latest "I have paid" claims on dues that are still open: what waits for the owner's look. */
-export function claimsOnOpenDues(db: Executor, businessId: string, limit: number) {
-  return db
-    .selectFrom('payment_claims')
-    .innerJoin('transactions', 'transactions.id', 'payment_claims.transaction_id')
-    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
-    .select([
-      'payment_claims.id',
-      'payment_claims.reference',
-      'payment_claims.created_at',
-      'transactions.id as transaction_id',
-      'transactions.amount_paise',
-      'transactions.amount_paid_paise',
-      'contacts.name as contact_name',
-    ])
-    .where('payment_claims.business_id', '=', businessId)
-    .where('transactions.open', '=', 1)
-    .orderBy('payment_claims.created_at', 'desc')
-    .limit(limit)
-    .execute();
-}

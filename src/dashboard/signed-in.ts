@@ -28,7 +28,7 @@ export async function signedInRoutes(app: App) {
       services.summary.get(business),
       repo.openBalancesByDueDate(store.db, business.id),
       transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
-      repo.claimsOnOpenDues(store.db, business.id, 10),
+      services.claims.listPending(business, { limit: 10, offset: 0 }),
     ]);
     return sendPage(
       reply,
@@ -45,7 +45,13 @@ export async function signedInRoutes(app: App) {
             balance: balanceOf(r),
           })),
           overdueTotal: overdue.total,
-          claims: claims.map((c) => ({ ...c, balance: balanceOf(c) })),
+          claims: claims.map((c) => ({
+            transaction_id: c.transactionId,
+            contact_name: c.contactName,
+            reference: c.claim.reference,
+            created_at: c.claim.created_at,
+            balance: c.balancePaise,
+          })),
         },
         outcomeFlash(v.t, request.query),
       ),

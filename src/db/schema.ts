@@ -168,6 +168,37 @@ export interface PaymentClaimTable {
   transaction_id: string;
   reference: string | null;
   created_at: string;
+  /** pending, confirmed or rejected (PRODUCT part 11) */
+  status: string;
+  decided_at: string | null;
+}
+
+/** A gateway payment link of a due (PRODUCT part 11); status created, cancelled or paid. */
+export interface PaymentLinkTable {
+  id: string;
+  business_id: string;
+  transaction_id: string;
+  gateway_link_id: string;
+  amount_paise: number;
+  short_url: string;
+  status: string;
+  created_at: string;
+}
+
+/** A payment the gateway reported, once per gateway payment id; unapplied_paise > 0 is money no due took. */
+export interface GatewayPaymentTable {
+  gateway_payment_id: string;
+  business_id: string;
+  transaction_id: string;
+  gateway_link_id: string | null;
+  amount_paise: number;
+  payment_method: string;
+  /** the payments row it was recorded as, null when none of it applied */
+  payment_id: string | null;
+  unapplied_paise: number;
+  /** why money was left unapplied: settled, deleted or over_balance */
+  unapplied_reason: string | null;
+  created_at: string;
 }
 
 /** A reminder: queued (automatic), in flight, sent, cancelled or failed (PRODUCT part 6). */
@@ -305,6 +336,8 @@ export interface Database {
   events: EventTable;
   payment_claims: PaymentClaimTable;
   payments: PaymentTable;
+  payment_links: PaymentLinkTable;
+  gateway_payments: GatewayPaymentTable;
   reminders: ReminderTable;
   chat_opt_outs: ChatOptOutTable;
   chat_inbound_messages: ChatInboundMessageTable;

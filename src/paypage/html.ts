@@ -72,16 +72,21 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /**
  * Nothing loads but the one inline stylesheet (allowed by its hash): no script at all, forms post
- * only to this origin, and the page cannot be framed.
+ * only to this origin, and the page cannot be framed. `formTargets` are origins a form may end up
+ * at through a redirect (the payment gateway's link pages: browsers apply form-action to them).
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${STYLE_HASH}'`,
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${STYLE_HASH}'`,
+    "img-src 'self' data:",
+    ["form-action 'self'", ...formTargets].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 export function layout(title: string, body: Markup): string {
   return `<!doctype html>${html`<html lang="en">

@@ -69,7 +69,29 @@ ${error !== undefined && html`<p class="error" role="alert">${error}</p>`}
 </section>`;
 }
 
-export async function renderPayPage(page: PayPage, token: string, error?: string): Promise<string> {
+/** "Pay online" (PRODUCT part 11): offered while a payments gateway is set up and the due is open. */
+export interface OnlinePayment {
+  enabled: boolean;
+  /** why the last attempt did not reach the gateway's page */
+  error?: string | undefined;
+}
+
+function payOnlineForm(page: PayPage, token: string, online: OnlinePayment | undefined): Markup | false {
+  if (!online?.enabled || page.status === 'paid' || page.balancePaise <= 0) return false;
+  return html`<section id="online">
+<form method="post" action="/pay/${token}/online">
+<button type="submit" id="pay-online">Pay online</button>
+</form>
+${online.error !== undefined && html`<p class="error" role="alert" id="online-error">${online.error}</p>`}
+</section>`;
+}
+
+export async function renderPayPage(
+  page: PayPage,
+  token: string,
+  error?: string,
+  online?: OnlinePayment,
+): Promise<string> {
   // An open due asks for its balance; a paid one shows what it was for.
   const amount = formatMoney(
     page.status === 'paid' ? page.amountPaise : page.balancePaise,
@@ -95,6 +117,7 @@ ${
 <figure class="qr" id="qr">${await qrSvg(link)}<figcaption>Or scan with any UPI app. UPI ID: ${page.upiId}</figcaption></figure>
 </section>`
 }
+${payOnlineForm(page, token, online)}
 ${page.status !== 'paid' && claimForm(page, token, error)}
 </div>`;
   const title = page.status === 'paid' ? `Paid: ${page.businessName}` : `Pay ${amount} to ${page.businessName}`;

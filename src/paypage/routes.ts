@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { App } from '../http/types.js';
-import { CONTENT_SECURITY_POLICY } from './html.js';
+import { GatewayError } from '../payments-gateway/port.js';
+import { CONTENT_SECURITY_POLICY, contentSecurityPolicy } from './html.js';
 import { renderMessage, renderPayPage } from './pages.js';
 import { PayPageService } from './service.js';
 
@@ -30,9 +31,11 @@ const GONE_PAGE = renderMessage(
   'This payment request was withdrawn by the business, so there is nothing to pay here. Ask the business if you think this is a mistake.',
 );
 
-function sendHtml(reply: FastifyReply, status: number, page: string) {
-  return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(page);
+function sendHtml(reply: FastifyReply, status: number, page: string, headers = SECURITY_HEADERS) {
+  return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 }
+
+const GATEWAY_DOWN = 'Online payment is not available right now. Please try again in a few minutes.';
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
 function parseForm(body: string): Record<string, string> {
@@ -76,11 +79,55 @@ export async function payPageRoutes(app: App) {
     return sendHtml(reply, 500, renderMessage('Something went wrong', 'Please try again in a moment.'));
   });
 
+  const { moneyIn } = app.deps.services;
+  const { publicBaseUrl } = app.deps.config;
+  const online = { enabled: moneyIn.online };
+  // "Pay online" posts here and is redirected to the gateway: the form may lead there.
+  const pageHeaders = moneyIn.online
+    ? { ...SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(moneyIn.linkOrigins) }
+    : SECURITY_HEADERS;
+  const sendPayPage = (reply: FastifyReply, status: number, page: string) => sendHtml(reply, status, page, pageHeaders);
+
   app.get<TokenRoute>('/:token', { schema: { hide: true } }, async (request, reply) => {
     const page = await service.view(request.params.token);
     if (!page) return sendHtml(reply, 404, NOT_FOUND_PAGE);
     if (page.deleted) return sendHtml(reply, 410, GONE_PAGE);
-    return sendHtml(reply, 200, await renderPayPage(page, request.params.token));
+    return sendPayPage(reply, 200, await renderPayPage(page, request.params.token, undefined, online));
+  });
+
+  // PRODUCT part 11: a payment link for the balance (made now, or the open one of that amount).
+  app.post<TokenRoute>('/:token/online', { schema: { hide: true } }, async (request, reply) => {
+    const { token } = request.params;
+    const page = await service.view(token);
+    if (!page || !moneyIn.online) return sendHtml(reply, 404, NOT_FOUND_PAGE);
+    if (page.deleted) return sendHtml(reply, 410, GONE_PAGE);
+    if (page.status === 'paid') {
+      return reply.code(303).headers(SECURITY_HEADERS).header('location', `/pay/${token}`).send();
+    }
+    try {
+      const link = await moneyIn.linkFor({
+        transactionId: page.transactionId,
+        businessId: page.businessId,
+        businessName: page.businessName,
+        balancePaise: page.balancePaise,
+        currency: page.currency,
+        invoiceNumber: page.invoiceNumber,
+        dueDate: page.dueDate,
+        payPageUrl: `${publicBaseUrl}/pay/${token}`,
+      });
+      for (const failure of link.cancelFailures) {
+        request.log.warn({ reason: failure.message, detail: failure.detail }, 'stale payment link not cancelled');
+      }
+      return reply.code(303).headers(pageHeaders).header('location', link.shortUrl).send();
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      request.log.warn({ reason: error.message, detail: error.detail }, 'payment link not created');
+      return sendPayPage(
+        reply,
+        502,
+        await renderPayPage(page, token, undefined, { enabled: true, error: GATEWAY_DOWN }),
+      );
+    }
   });
 
   app.post<TokenRoute & { Body: Record<string, string> | undefined }>(
@@ -95,7 +142,7 @@ export async function payPageRoutes(app: App) {
         case 'deleted':
           return sendHtml(reply, 410, GONE_PAGE);
         case 'invalid':
-          return sendHtml(reply, 400, await renderPayPage(outcome.page, token, outcome.message));
+          return sendPayPage(reply, 400, await renderPayPage(outcome.page, token, outcome.message, online));
         case 'rate_limited':
           reply.header('retry-after', String(outcome.retryAfterSeconds));
           return sendHtml(

@@ -137,6 +137,8 @@ export class PayPageService {
         transaction_id: page.transactionId,
         reference: reference === '' ? null : reference,
         created_at: now.toISOString(),
+        status: 'pending',
+        decided_at: null,
       });
       return { kind: 'recorded', claimCount: counted.claim_count };
     });

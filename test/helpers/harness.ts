@@ -15,6 +15,7 @@ import { migrate, openStore, type Store } from '../../src/db/store.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import type { App } from '../../src/http/types.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import type { PaymentsGateway } from '../../src/payments-gateway/port.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/memory.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
@@ -114,6 +115,8 @@ export async function startHarness(
     webhookSender?: WebhookSender;
     /** SQLite storage fault seams (db/sqlite/open.ts), for the fault tests */
     sqlite?: StorageSeams;
+    /** the payments gateway port (default: the adapter PAYMENTS_GATEWAY in env names) */
+    gateway?: PaymentsGateway;
   } = {},
 ): Promise<Harness> {
   const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite);
@@ -132,6 +135,7 @@ export async function startHarness(
     clock,
     config,
     ...(options.webhookSender && { webhookSender: options.webhookSender }),
+    ...(options.gateway && { gateway: options.gateway }),
   });
   const metrics = createMetrics();
   const rateLimits = new MemoryRateLimitStore(clock);

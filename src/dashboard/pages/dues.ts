@@ -103,6 +103,17 @@ export interface DueDetail {
   paymentOnce: string;
   whatsappUrl: string;
   payments: Array<{ amount: number; payment_method: string; utr: string | null; source: string; created_at: string }>;
+  claims: Array<{
+    id: string;
+    reference: string | null;
+    status: string;
+    created_at: string;
+    decided_at: string | null;
+  }>;
+}
+
+function claimForm(v: View, dueId: string, claimId: string, decision: string, label: string, cls = ''): Markup {
+  return html`<form class="inline" method="post" action="/dashboard/dues/${dueId}/claims/${claimId}/${decision}">${csrfField(v.csrfToken)}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
 }
 
 export function renderDue(v: View, d: DueDetail, flash?: PageChrome['flash'], edit?: DueFormValues): string {
@@ -162,6 +173,18 @@ ${dueFields(
 <label class="check"><input type="checkbox" name="reminders_paused" value="true"${(edit?.reminders_paused ?? d.reminders_paused) ? html` checked` : ''}>${t('field.reminders_paused')}</label>
 <div class="actions"><button type="submit">${t('due.save')}</button></div>
 </form></section>`
+    : ''
+}
+${
+  d.claims.length > 0
+    ? html`<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('due.claims')}</h2><ul class="list">${d.claims.map(
+        (c) =>
+          html`<li><span>${c.reference ?? t('due.no_reference')}<br><span class="muted">${v.instant(c.created_at)} · ${t(`claim.${c.status}` as 'claim.pending')}</span></span>${
+            c.status === 'pending' && open
+              ? html`<span class="actions">${claimForm(v, d.id, c.id, 'confirm', t('due.confirm_claim'))}${claimForm(v, d.id, c.id, 'reject', t('due.reject_claim'), 'secondary')}</span>`
+              : ''
+          }</li>`,
+      )}</ul></section>`
     : ''
 }
 <section class="card" aria-labelledby="payments-h"><h2 id="payments-h">${t('due.payments')}</h2>${

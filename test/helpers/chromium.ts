@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 
-/** Debian's Chromium (no browser download). A missing Chromium fails the test; it never skips. */
+/** Debian's Chromium, driven by playwright-core (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
+/** Launches headless Chromium; a missing one fails the calling test, it never skips (.ci/run installs it). */
+export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (see .ci/run)`);
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -1,0 +1,60 @@
+import type { Executor, PaymentClaimTable } from '../db/schema.js';
+
+/** A due's claims, oldest first. */
+export function listClaims(db: Executor, businessId: string, transactionId: string) {
+  return db
+    .selectFrom('payment_claims')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findClaim(db: Executor, businessId: string, transactionId: string, claimId: string) {
+  return db
+    .selectFrom('payment_claims')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('transaction_id', '=', transactionId)
+    .where('id', '=', claimId)
+    .executeTakeFirst();
+}
+
+/** Decides a pending claim; undefined when it was decided already (perhaps just now, concurrently). */
+export function decideClaim(db: Executor, claimId: string, status: 'confirmed' | 'rejected', at: string) {
+  return db
+    .updateTable('payment_claims')
+    .set({ status, decided_at: at })
+    .where('id', '=', claimId)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The business's pending claims on dues still open, newest first, with what the due is. */
+export function listPendingClaims(db: Executor, businessId: string, limit: number, offset: number) {
+  return db
+    .selectFrom('payment_claims')
+    .innerJoin('transactions', 'transactions.id', 'payment_claims.transaction_id')
+    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
+    .selectAll('payment_claims')
+    .select([
+      'contacts.name as contact_name',
+      'transactions.amount_paise',
+      'transactions.amount_paid_paise',
+      'transactions.due_date',
+      'transactions.invoice_number',
+    ])
+    .where('payment_claims.business_id', '=', businessId)
+    .where('payment_claims.status', '=', 'pending')
+    .where('transactions.open', '=', 1)
+    .orderBy('payment_claims.created_at', 'desc')
+    .orderBy('payment_claims.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export type ClaimRow = PaymentClaimTable;

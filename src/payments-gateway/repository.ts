@@ -1,0 +1,92 @@
+import type { Executor, GatewayPaymentTable, PaymentLinkTable } from '../db/schema.js';
+
+/** A due's links still open at the gateway, newest first. */
+export function openLinks(db: Executor, transactionId: string) {
+  return db
+    .selectFrom('payment_links')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('status', '=', 'created')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function insertLink(db: Executor, row: PaymentLinkTable) {
+  return db.insertInto('payment_links').values(row).execute();
+}
+
+export function setLinkStatus(db: Executor, gatewayLinkId: string, status: 'cancelled' | 'paid') {
+  return db
+    .updateTable('payment_links')
+    .set({ status })
+    .where('gateway_link_id', '=', gatewayLinkId)
+    .where('status', '=', 'created')
+    .execute();
+}
+
+/** What a link needs to name its payer: the contact's name and phone. */
+export function contactOfDue(db: Executor, transactionId: string) {
+  return db
+    .selectFrom('transactions')
+    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
+    .select(['contacts.name', 'contacts.phone'])
+    .where('transactions.id', '=', transactionId)
+    .executeTakeFirst();
+}
+
+/** The business a due belongs to, whatever its state (the gateway only knows the due's id). */
+export function businessOfDue(db: Executor, transactionId: string) {
+  return db
+    .selectFrom('transactions')
+    .innerJoin('businesses', 'businesses.id', 'transactions.business_id')
+    .selectAll('businesses')
+    .where('transactions.id', '=', transactionId)
+    .executeTakeFirst();
+}
+
+/**
+ * Claims a gateway payment id; undefined when it was claimed before. The primary key makes this
+ * the de-duplication: a second insert of the same id (another process, at the same moment) waits
+ * for the first to commit and then inserts nothing.
+ */
+export function claimGatewayPayment(db: Executor, row: GatewayPaymentTable) {
+  return db
+    .insertInto('gateway_payments')
+    .values(row)
+    .onConflict((oc) => oc.column('gateway_payment_id').doNothing())
+    .returning('gateway_payment_id')
+    .executeTakeFirst();
+}
+
+export function settleGatewayPayment(
+  db: Executor,
+  gatewayPaymentId: string,
+  change: Pick<GatewayPaymentTable, 'payment_id' | 'unapplied_paise' | 'unapplied_reason'>,
+) {
+  return db.updateTable('gateway_payments').set(change).where('gateway_payment_id', '=', gatewayPaymentId).execute();
+}
+
+/** Money the business received that no due took, newest first. */
+export function listUnapplied(db: Executor, businessId: string, limit: number, offset: number) {
+  return db
+    .selectFrom('gateway_payments')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('unapplied_paise', '>', 0)
+    .orderBy('created_at', 'desc')
+    .orderBy('gateway_payment_id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countUnapplied(db: Executor, businessId: string): Promise<number> {
+  const row = await db
+    .selectFrom('gateway_payments')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('unapplied_paise', '>', 0)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

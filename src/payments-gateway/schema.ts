@@ -1,0 +1,30 @@
+import { type Static, Type } from 'typebox';
+import { Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
+
+export const UnappliedPayment = Type.Object(
+  {
+    gateway_payment_id: Type.String({ description: "the gateway's payment id (Razorpay: pay_…)" }),
+    transaction_id: Uuid,
+    received_paise: Type.Integer({ description: 'what the gateway reported as paid' }),
+    unapplied_paise: Type.Integer({ description: 'the part of it no due took' }),
+    reason: Type.String({
+      enum: ['settled', 'deleted', 'over_balance'],
+      description: 'the due was already settled, was deleted, or owed less than was paid',
+    }),
+    payment_id: Nullable(Type.String({ format: 'uuid', description: 'the payment recorded for the applied part' })),
+    payment_method: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'UnappliedPayment' },
+);
+export type UnappliedPaymentResponse = Static<typeof UnappliedPayment>;
+
+export const ListPaymentsQuery = Type.Object(
+  {
+    unapplied: Type.Boolean({
+      description: 'must be true: lists money received that no due took (a due’s payments are under the due)',
+    }),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);

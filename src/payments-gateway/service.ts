@@ -1,0 +1,165 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import type { Db } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { isUuid, uuidv7 } from '../lib/ids.js';
+import { balanceOf } from '../transactions/domain.js';
+import { recordPaymentIn } from '../transactions/payments.js';
+import * as transactionsRepo from '../transactions/repository.js';
+import { GatewayError, type GatewayPaymentReport, type PaymentsGateway, paymentMethodOf } from './port.js';
+import * as repo from './repository.js';
+
+/** The due the pay page wants a link for (what it already read). */
+export interface LinkRequest {
+  transactionId: string;
+  businessId: string;
+  businessName: string;
+  balancePaise: number;
+  currency: string;
+  invoiceNumber: string | null;
+  dueDate: string;
+  payPageUrl: string;
+}
+
+export interface LinkOutcome {
+  shortUrl: string;
+  /** stale links the gateway would not cancel (logged by the caller; tried again next time) */
+  cancelFailures: GatewayError[];
+}
+
+export type GatewayPaymentOutcome =
+  | { kind: 'recorded'; transactionId: string; paymentId: string; unappliedPaise: number }
+  | { kind: 'unapplied'; transactionId: string; reason: 'settled' | 'deleted'; unappliedPaise: number }
+  | { kind: 'duplicate' }
+  | { kind: 'unknown_reference'; referenceId: string | null };
+
+/**
+ * Money in through the payments gateway (PRODUCT part 11): payment links for the pay page, and the
+ * gateway's reports of payments, recorded once each through recordPaymentIn (one database
+ * transaction with the payment, the due, the totals and the events).
+ */
+export class GatewayService {
+  constructor(private readonly deps: { db: Db; clock: Clock; gateway: PaymentsGateway | undefined }) {}
+
+  /** Whether a gateway is configured (PAYMENTS_GATEWAY): the pay page offers "Pay online" only then. */
+  get online(): boolean {
+    return this.deps.gateway !== undefined;
+  }
+
+  /** Where "Pay online" may lead the buyer (for the pay page's CSP). */
+  get linkOrigins(): readonly string[] {
+    return this.deps.gateway?.linkOrigins ?? [];
+  }
+
+  /**
+   * A link for the due's balance: the newest open link of that very amount is reused; open links
+   * of another amount (the balance changed) are cancelled and a new one is made. Rejects with a
+   * GatewayError when the gateway makes none.
+   */
+  async linkFor(due: LinkRequest): Promise<LinkOutcome> {
+    const { db, gateway, clock } = this.deps;
+    if (!gateway) throw new GatewayError('online payment is not set up');
+    const open = await repo.openLinks(db, due.transactionId);
+    const reusable = open.find((l) => Number(l.amount_paise) === due.balancePaise);
+    if (reusable) return { shortUrl: reusable.short_url, cancelFailures: [] };
+
+    const cancelFailures: GatewayError[] = [];
+    for (const stale of open) {
+      try {
+        await gateway.cancelLink(stale.gateway_link_id);
+        await repo.setLinkStatus(db, stale.gateway_link_id, 'cancelled');
+      } catch (error) {
+        // Left open here and tried again next time; should it be paid meanwhile, the webhook still
+        // records the money (the part above the balance as unapplied).
+        cancelFailures.push(error as GatewayError);
+      }
+    }
+    const contact = await repo.contactOfDue(db, due.transactionId);
+    const link = await gateway.createLink({
+      transactionId: due.transactionId,
+      amountPaise: due.balancePaise,
+      currency: due.currency,
+      description: due.invoiceNumber
+        ? `${due.businessName}: invoice ${due.invoiceNumber}`
+        : `${due.businessName}: due ${due.dueDate}`,
+      customerName: contact?.name ?? '',
+      customerPhone: contact?.phone ? `+${contact.phone.replace(/^\+/, '')}` : null,
+      callbackUrl: due.payPageUrl,
+    });
+    const now = clock.now();
+    await repo.insertLink(db, {
+      id: uuidv7(now.getTime()),
+      business_id: due.businessId,
+      transaction_id: due.transactionId,
+      gateway_link_id: link.id,
+      amount_paise: due.balancePaise,
+      short_url: link.shortUrl,
+      status: 'created',
+      created_at: now.toISOString(),
+    });
+    return { shortUrl: link.shortUrl, cancelFailures };
+  }
+
+  /**
+   * Records a payment the gateway reported, once per gateway payment id. What the due cannot take
+   * (it is settled or deleted, or the payment exceeds its balance) is kept as unapplied money.
+   */
+  async recordPayment(report: GatewayPaymentReport): Promise<GatewayPaymentOutcome> {
+    const referenceId = report.referenceId;
+    if (referenceId === null || !isUuid(referenceId)) return { kind: 'unknown_reference', referenceId };
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx): Promise<GatewayPaymentOutcome> => {
+      const business = (await repo.businessOfDue(trx, referenceId)) as BusinessRow | undefined;
+      if (!business) return { kind: 'unknown_reference', referenceId };
+      const method = paymentMethodOf(report.method);
+      const claimed = await repo.claimGatewayPayment(trx, {
+        gateway_payment_id: report.paymentId,
+        business_id: business.id,
+        transaction_id: referenceId,
+        gateway_link_id: report.linkId,
+        amount_paise: report.amountPaise,
+        payment_method: method,
+        payment_id: null,
+        unapplied_paise: report.amountPaise,
+        unapplied_reason: null,
+        created_at: now.toISOString(),
+      });
+      if (!claimed) return { kind: 'duplicate' };
+      if (report.linkId !== null) await repo.setLinkStatus(trx, report.linkId, 'paid');
+
+      const due = await transactionsRepo.lockTransaction(trx, business.id, referenceId);
+      if (!due || due.deleted_at !== null || due.status === 'paid') {
+        const reason = due?.status === 'paid' ? 'settled' : 'deleted';
+        await repo.settleGatewayPayment(trx, report.paymentId, {
+          payment_id: null,
+          unapplied_paise: report.amountPaise,
+          unapplied_reason: reason,
+        });
+        return { kind: 'unapplied', transactionId: referenceId, reason, unappliedPaise: report.amountPaise };
+      }
+      const applied = Math.min(report.amountPaise, balanceOf(due));
+      const recorded = await recordPaymentIn(
+        trx,
+        business,
+        referenceId,
+        { amountPaise: applied, utr: report.paymentId, paymentMethod: method, source: 'gateway' },
+        now,
+      );
+      const unappliedPaise = report.amountPaise - applied;
+      await repo.settleGatewayPayment(trx, report.paymentId, {
+        payment_id: recorded.payment.id,
+        unapplied_paise: unappliedPaise,
+        unapplied_reason: unappliedPaise > 0 ? 'over_balance' : null,
+      });
+      return { kind: 'recorded', transactionId: referenceId, paymentId: recorded.payment.id, unappliedPaise };
+    });
+  }
+
+  /** Money received that no due took, newest first (PRODUCT part 11), for the API and the dashboard. */
+  async listUnapplied(business: BusinessRow, page: { limit: number; offset: number }) {
+    const [rows, total] = await Promise.all([
+      repo.listUnapplied(this.deps.db, business.id, page.limit, page.offset),
+      repo.countUnapplied(this.deps.db, business.id),
+    ]);
+    return { rows, total };
+  }
+}

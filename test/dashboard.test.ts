@@ -280,6 +280,12 @@ describe('dues pages', () => {
     const search = await client.get('/dashboard/dues?status=all&q=meena');
     expect(search.text).toContain('Meena Stores');
     expect(search.text).not.toContain('Buyer 1');
+    const march = await client.get('/dashboard/dues?status=all&from=2026-02-01&to=2026-03-05');
+    expect(march.text).toContain('1 dues');
+    expect(march.text).toContain('Meena Stores');
+    const bad = await client.get('/dashboard/dues?from=2026-02-30');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('from must be a calendar date');
   });
 
   it('edit, record a part payment (source dashboard), mark paid', async () => {

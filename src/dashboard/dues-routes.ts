@@ -1,5 +1,7 @@
 import { ChannelError } from '../channels/channel.js';
+import { errors } from '../errors.js';
 import type { App } from '../http/types.js';
+import { isCalendarDate } from '../lib/dates.js';
 import { randomToken } from '../lib/ids.js';
 import { balanceOf, effectiveStatus, payPageUrl } from '../transactions/domain.js';
 import type { PaymentSource } from '../transactions/payments.js';
@@ -27,6 +29,14 @@ import {
 import type { View } from './pages/view.js';
 
 type Query = Record<string, string | undefined>;
+
+/** A due-date bound of the list: empty is none; anything but a real calendar date is a 400 naming it. */
+function dateFilter(value: string | undefined, field: string): string | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (!isCalendarDate(text)) throw errors.invalid(field, `${field} must be a calendar date YYYY-MM-DD`);
+  return text;
+}
 type IdRoute = { Params: { id: string }; Body: Form };
 
 const SOURCE: PaymentSource = 'dashboard';
@@ -96,6 +106,8 @@ export async function duesRoutes(app: App) {
       : 'outstanding';
     const contact = request.query.contact ? checkId(request.query.contact) : undefined;
     const page = pageNumber(request.query.page);
+    const from = dateFilter(request.query.from, 'from');
+    const to = dateFilter(request.query.to, 'to');
     const today = transactions.today(v.business);
     const found = await transactions.list(
       v.business,
@@ -105,7 +117,11 @@ export async function duesRoutes(app: App) {
         limit: PAGE_SIZE,
         offset: (page - 1) * PAGE_SIZE,
       },
-      q.length > 0 ? { fuzzyContactName: q } : {},
+      {
+        ...(q.length > 0 && { fuzzyContactName: q }),
+        ...(from && { dueFrom: from }),
+        ...(to && { dueTo: to }),
+      },
       today,
     );
     const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
@@ -114,7 +130,16 @@ export async function duesRoutes(app: App) {
       200,
       renderDueList(
         v,
-        { rows: found.rows.map((r) => dueRow(r, today)), total: found.total, page, pages, q, status },
+        {
+          rows: found.rows.map((r) => dueRow(r, today)),
+          total: found.total,
+          page,
+          pages,
+          q,
+          status,
+          from: from ?? '',
+          to: to ?? '',
+        },
         outcomeFlash(v.t, request.query),
       ),
     );

@@ -39,7 +39,8 @@ button.secondary,.button.secondary{background:#fff;color:#1d4ed8;border:2px soli
 button.danger{background:#b91c1c}
 form.inline{display:inline}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.75rem}
-.filters{display:grid;grid-template-columns:1fr;gap:.5rem;align-items:end}@media(min-width:40rem){.filters{grid-template-columns:2fr 1fr auto}}
+.filters{display:grid;grid-template-columns:1fr;gap:.5rem;align-items:end}@media(min-width:48rem){.filters{grid-template-columns:2fr 1fr 2fr auto}}
+.dates{display:grid;gap:.5rem}@media(min-width:30rem){.dates{grid-template-columns:1fr 1fr}}.dates input{min-width:0}
 .notice{padding:.75rem;border-radius:8px;background:#eff6ff;color:#1e3a8a;margin-bottom:1rem}
 .error{padding:.75rem;border-radius:8px;background:#fee2e2;color:#991b1b;margin-bottom:1rem}
 .muted{color:#4b5563;font-size:.875rem}

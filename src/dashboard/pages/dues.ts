@@ -18,7 +18,16 @@ export interface DueRow {
 
 export function renderDueList(
   v: View,
-  d: { rows: DueRow[]; total: number; page: number; pages: number; q: string; status: DueStatusFilter },
+  d: {
+    rows: DueRow[];
+    total: number;
+    page: number;
+    pages: number;
+    q: string;
+    status: DueStatusFilter;
+    from: string;
+    to: string;
+  },
   flash?: PageChrome['flash'],
 ): string {
   const { t } = v;
@@ -30,6 +39,8 @@ export function renderDueList(
     (s) =>
       html`<option value="${s}"${s === d.status ? html` selected` : ''}>${s === 'all' ? t('dues.all') : t(`status.${s}`)}</option>`,
   )}</select></div>
+<div class="dates"><div><label for="from">${t('dues.from')}</label><input id="from" name="from" type="date" value="${d.from}"></div>
+<div><label for="to">${t('dues.to')}</label><input id="to" name="to" type="date" value="${d.to}"></div></div>
 <div><button type="submit">${t('dues.filter')}</button></div>
 </form>
 <section class="card" aria-label="${t('dues.count', { total: d.total })}">
@@ -42,7 +53,7 @@ ${
           html`<li><span><a href="/dashboard/dues/${r.id}">${r.contact_name}</a><br><span class="muted">${v.date(r.due_date)}${r.invoice_number ? html` · ${r.invoice_number}` : ''}</span></span><span class="end">${v.money(r.status === 'paid' ? r.amount : r.balance)}<br>${statusBadge(v, r.status)}</span></li>`,
       )}</ul>`
 }
-${d.pages > 1 ? pager(v, '/dashboard/dues', { q: d.q, status: d.status }, d.page, d.pages) : ''}
+${d.pages > 1 ? pager(v, '/dashboard/dues', { q: d.q, status: d.status, from: d.from, to: d.to }, d.page, d.pages) : ''}
 </section>`;
   return layout(v.chrome(t('dues.title'), 'dues', flash), body);
 }

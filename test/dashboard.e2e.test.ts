@@ -226,4 +226,79 @@ describe('the dashboard in headless Chromium', () => {
       await context.close();
     });
   }
+
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    it(`${label}: search and filter, change, remind, delete, confirm a claim, settings, revoke a key`, {
+      timeout: 180_000,
+    }, async () => {
+      const biz = await seed();
+      const due = await biz.get('/v1/transactions?status=overdue&limit=1');
+      const claimed = due.body.data[0];
+      const claim = await h.app.inject({
+        method: 'POST',
+        url: `${new URL(claimed.pay_page_url).pathname}/claim`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'reference=UTR-998877',
+      });
+      expect(claim.statusCode).toBe(303);
+      const context = await newContext(viewport);
+      const page = await context.newPage();
+      const csp = watchCsp(page);
+      await page.goto(base + new URL(await loginLink(h, biz.business.id)).pathname);
+
+      // Home shows the claim; its due page confirms it.
+      await page.getByRole('link', { name: claimed.contact_name }).first().click();
+      await page.getByRole('button', { name: 'Confirm: record the balance as paid' }).click();
+      expect(await page.locator('p.notice').textContent()).toBe('The claim was confirmed and the payment recorded.');
+      expect((await biz.get(`/v1/transactions/${claimed.id}`)).body.data.status).toBe('paid');
+
+      // Search and filter.
+      await page.getByRole('link', { name: 'Dues', exact: true }).click();
+      await page.getByLabel('Search by contact name').fill('gupta');
+      await page.getByLabel('Status').selectOption('overdue');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      expect(page.url()).toContain('q=gupta');
+      expect(await page.locator('main .list li').count()).toBe(1);
+      if (label === 'desktop') await shot(page, `${label}-dues-filtered`);
+
+      // Change the due, remind, then delete it.
+      await page.getByRole('link', { name: 'Gupta Hardware' }).click();
+      await page.locator('#amount').fill('13,000');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      expect(await page.locator('p.notice').textContent()).toBe('Saved.');
+      expect(await page.locator('h1').textContent()).toBe('Gupta Hardware · ₹13,000.00');
+      await page.getByRole('button', { name: 'Send a reminder now' }).click();
+      expect(await page.locator('main p[role=status]').textContent()).toBe('The reminder was not sent: no phone.');
+      await page.getByRole('button', { name: 'Delete this due' }).click();
+      expect(await page.locator('p.notice').textContent()).toBe('The due was deleted.');
+
+      // Contacts search.
+      await page.getByRole('link', { name: 'Contacts', exact: true }).click();
+      await page.getByLabel('Search by name').fill('meena');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      expect(await page.locator('main .list li').count()).toBe(1);
+
+      // Settings.
+      await page.getByRole('link', { name: 'Settings', exact: true }).click();
+      await page.getByLabel('UPI id (shown on the pay page)').fill('sharma@okhdfc');
+      await page.getByLabel('Pause all reminders').check();
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      expect(await page.locator('p.notice').textContent()).toBe('Settings saved.');
+      expect(await h.services.businesses.get(biz.business.id)).toMatchObject({
+        upi_id: 'sharma@okhdfc',
+        reminders_paused: 1,
+      });
+
+      // Revoke the business's first key.
+      await page.getByRole('link', { name: 'Developers', exact: true }).click();
+      await page.getByRole('button', { name: 'Revoke' }).first().click();
+      expect((await biz.get('/v1/summary')).status).toBe(401);
+      await expectFitsWidth(page, viewport.width, 'developers');
+      expect(csp).toEqual([]);
+      await context.close();
+    });
+  }
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dashboardPurge } from '../src/workers/dashboard-purge.js';
 import { csrfOf, DashboardClient, lastCode, loginLink, signInByCode, signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 
@@ -187,6 +188,37 @@ describe('sessions', () => {
     const res = await client.get('/dashboard');
     expect(res.status).toBe(303);
     expect(res.location).toBe('/dashboard/login');
+  });
+
+  it('are purged once ended, with the expired sign-in codes and links (the dashboard-purge job)', async () => {
+    const biz = await h.newBusiness();
+    const live = await signInByLink(h, biz.business.id);
+    await loginLink(h, biz.business.id);
+    const job = dashboardPurge({ db: h.store.db, clock: h.clock });
+    const count = async () => ({
+      sessions: (
+        await h.store.db
+          .selectFrom('dashboard_sessions')
+          .select('token_hash')
+          .where('business_id', '=', biz.business.id)
+          .execute()
+      ).length,
+      logins: (
+        await h.store.db
+          .selectFrom('dashboard_logins')
+          .select('id')
+          .where('business_id', '=', biz.business.id)
+          .execute()
+      ).length,
+    });
+    expect(await count()).toEqual({ sessions: 1, logins: 2 });
+    h.clock.advance(3 * 60 * 60_000);
+    await job.runOnce(new AbortController().signal);
+    expect(await count()).toEqual({ sessions: 1, logins: 0 });
+    expect((await live.get('/dashboard')).status).toBe(200);
+    h.clock.advance(30 * 24 * 60 * 60_000);
+    await job.runOnce(new AbortController().signal);
+    expect(await count()).toEqual({ sessions: 0, logins: 0 });
   });
 
   it('end with Sign out: the old cookie opens nothing', async () => {

@@ -90,3 +90,43 @@ export function openBalancesByDueDate(db: Executor, businessId: string) {
     .groupBy('due_date')
     .execute();
 }
+
+/**
+ * Deletes up to `batch` sessions that have ended and sign-in codes and links that expired before
+ * `loginsBefore` (kept a while longer: the per-phone rate limit counts the last hour's codes).
+ */
+export async function purgeExpired(db: Executor, now: string, loginsBefore: string, batch: number): Promise<number> {
+  const sessions = await db
+    .selectFrom('dashboard_sessions')
+    .select('token_hash')
+    .where('expires_at', '<=', now)
+    .limit(batch)
+    .execute();
+  const logins = await db
+    .selectFrom('dashboard_logins')
+    .select('id')
+    .where('expires_at', '<=', loginsBefore)
+    .limit(batch)
+    .execute();
+  if (sessions.length > 0) {
+    await db
+      .deleteFrom('dashboard_sessions')
+      .where(
+        'token_hash',
+        'in',
+        sessions.map((r) => r.token_hash),
+      )
+      .execute();
+  }
+  if (logins.length > 0) {
+    await db
+      .deleteFrom('dashboard_logins')
+      .where(
+        'id',
+        'in',
+        logins.map((r) => r.id),
+      )
+      .execute();
+  }
+  return sessions.length + logins.length;
+}

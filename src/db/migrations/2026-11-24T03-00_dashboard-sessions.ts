@@ -28,6 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['phone', 'created_at'])
     .execute();
   await db.schema.createIndex('dashboard_logins_secret').on('dashboard_logins').column('secret_hash').execute();
+  // The purge job finds what has expired without a scan.
+  await db.schema.createIndex('dashboard_logins_expires').on('dashboard_logins').column('expires_at').execute();
 
   await db.schema
     .createTable('dashboard_sessions')
@@ -37,6 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('expires_at', t.timestamp, (c) => c.notNull())
     .execute();
+  await db.schema.createIndex('dashboard_sessions_expires').on('dashboard_sessions').column('expires_at').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { precompiled } from '../db/precompiled.js';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
-export type ContactRow = ContactTable;
+export type ContactRow = Selectable<ContactTable>;
 
 const findContactQuery = precompiled<{ businessId: string; id: string }, ContactRow>((db, arg) =>
   db.selectFrom('contacts').selectAll().where('business_id', '=', arg('businessId')).where('id', '=', arg('id')),
@@ -38,7 +38,7 @@ export function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'updated_at'>>,
+  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'updated_at'>>,
 ) {
   return db
     .updateTable('contacts')
@@ -151,6 +151,7 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
           'amount_paise',
           'due_date',
           'paid_at',
+          'promise_date',
           sql<number>`row_number() over (partition by contact_id order by due_date desc, created_at desc)`.as('rn'),
         ])
         .where('business_id', '=', businessId)
@@ -158,7 +159,19 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
         .where('open', '>=', 0)
         .as('d'),
     )
-    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])
+    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at', 'promise_date'])
     .where('rn', '<=', perContact)
+    .execute();
+}
+
+/** A contact's chat replies, newest first. */
+export function listReplies(db: Executor, contactId: string, limit: number) {
+  return db
+    .selectFrom('buyer_replies')
+    .select(['id', 'text', 'received_at', 'promise_date', 'transaction_id'])
+    .where('contact_id', '=', contactId)
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
     .execute();
 }

@@ -8,12 +8,13 @@ import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvent } from '../outbox/events.js';
+import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { writeNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
-import { paymentScore, type RiskFlag, riskFlag } from './score.js';
+import { paymentScore, type RiskFlag, riskFlag, type ScoredDue } from './score.js';
 
 export interface ContactStanding {
   paymentScore: number;
@@ -79,6 +80,7 @@ export class ContactService {
       business_id: business.id,
       name,
       name_key: nameKey,
+      reminders_paused: 0,
       phone,
       phone_rev: phone === null ? null : reversedDigits(phone),
       created_at: now.toISOString(),
@@ -143,6 +145,13 @@ export class ContactService {
     return { contact, standing, created };
   }
 
+  /** The buyer's chat replies, newest first (PRODUCT part 13: kept for the business to read). */
+  async replies(business: BusinessRow, id: string, limit: number) {
+    const contact = await repo.findContact(this.deps.db, business.id, id);
+    if (!contact) throw errors.notFound('contact');
+    return repo.listReplies(this.deps.db, contact.id, limit);
+  }
+
   async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
     const contact = await repo.findContact(this.deps.db, business.id, id);
     if (!contact) throw errors.notFound('contact');
@@ -204,12 +213,15 @@ export class ContactService {
       patch.phone = input.phone === null ? null : parsePhone(input.phone, business, 'phone');
       patch.phone_rev = patch.phone === null ? null : reversedDigits(patch.phone);
     }
+    const pause = input.reminders_paused === undefined ? undefined : input.reminders_paused ? 1 : 0;
     return this.deps.db.transaction().execute(async (trx) => {
       const current = await repo.findContact(trx, business.id, id);
       if (!current) throw errors.notFound('contact');
       let contact = current;
+      if (pause !== undefined && pause !== current.reminders_paused) patch.reminders_paused = pause;
       if (Object.keys(patch).length > 0) {
-        patch.updated_at = this.deps.clock.now().toISOString();
+        const now = this.deps.clock.now();
+        patch.updated_at = now.toISOString();
         try {
           contact = (await repo.updateContact(trx, business.id, id, patch)) ?? current;
         } catch (error) {
@@ -217,6 +229,9 @@ export class ContactService {
           throw error;
         }
         if (patch.name !== undefined) await writeNameTerms(trx, contact, { replace: true });
+        if (patch.reminders_paused !== undefined) {
+          await pauseContactSequences(trx, business, id, patch.reminders_paused === 1, now);
+        }
       }
       return { contact, standing: await this.standing(trx, business, id) };
     });
@@ -236,7 +251,7 @@ export class ContactService {
       repo.contactBalances(db, business.id, contactIds, today),
       repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT),
     ]);
-    const duesByContact = new Map<string, { amountPaise: number; dueDate: string; paidDate: string | null }[]>();
+    const duesByContact = new Map<string, ScoredDue[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);
       if (!list) {
@@ -247,6 +262,7 @@ export class ContactService {
         amountPaise: Number(d.amount_paise),
         dueDate: d.due_date,
         paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+        promiseDate: d.promise_date,
       });
     }
     for (const b of balances) {

@@ -13,6 +13,7 @@ import {
   Payment,
   RecordPaymentBody,
   Transaction,
+  TransactionDetail,
 } from './schema.js';
 
 export async function transactionRoutes(app: App) {
@@ -21,6 +22,7 @@ export async function transactionRoutes(app: App) {
   const ctx = (request: FastifyRequest) => ({
     today: transactions.today(request.auth.business),
     publicBaseUrl,
+    timezone: request.auth.business.timezone,
   });
 
   app.get(
@@ -40,7 +42,7 @@ export async function transactionRoutes(app: App) {
       const today = transactions.today(business);
       const page = async () => {
         const found = await transactions.list(business, request.query, {}, today);
-        const c = { today, publicBaseUrl };
+        const c = { today, publicBaseUrl, timezone: business.timezone };
         return {
           data: found.rows.map((r) => presentTransaction(r, c)),
           total: found.total,
@@ -104,13 +106,15 @@ export async function transactionRoutes(app: App) {
       schema: {
         tags: ['Transactions'],
         summary: 'One due',
+        description: 'The due with `reminders`: the steps of its reminder sequence, oldest first.',
         params: IdParams,
-        response: { 200: Data(ref(Transaction)), ...errorResponses(404) },
+        response: { 200: Data(ref(TransactionDetail)), ...errorResponses(404) },
       },
     },
-    async (request) => ({
-      data: presentTransaction(await transactions.get(request.auth.business, request.params.id), ctx(request)),
-    }),
+    async (request) => {
+      const { due, reminders } = await transactions.getWithReminders(request.auth.business, request.params.id);
+      return { data: { ...presentTransaction(due, ctx(request)), reminders } };
+    },
   );
 
   app.post(
@@ -234,4 +238,4 @@ export async function transactionRoutes(app: App) {
   );
 }
 
-export const transactionSchemas = [Transaction, Payment];
+export const transactionSchemas = [Transaction, TransactionDetail, Payment];

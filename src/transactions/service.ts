@@ -8,6 +8,7 @@ import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
+import { type SequenceStepView, sequenceOf } from '../reminder-schedule/steps.js';
 import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
@@ -111,6 +112,15 @@ export class TransactionService {
     const row = await repo.findTransaction(this.deps.db, business.id, id);
     if (!row) throw errors.notFound('transaction');
     return row;
+  }
+
+  /** GET /v1/transactions/{id}: the due and the steps of its reminder sequence (PRODUCT part 13). */
+  async getWithReminders(
+    business: BusinessRow,
+    id: string,
+  ): Promise<{ due: repo.TransactionView; reminders: SequenceStepView[] }> {
+    const due = await this.get(business, id);
+    return { due, reminders: await sequenceOf(this.deps.db, due.id) };
   }
 
   /**

@@ -10,6 +10,7 @@ import * as ascendingListIndexes from './2026-11-23T02-00_ascending-list-indexes
 import * as dueLifecycle from './2026-11-24T01-00_due-lifecycle.js';
 import * as dashboardSessions from './2026-11-24T03-00_dashboard-sessions.js';
 import * as moneyIn from './2026-11-24T05-00_money-in.js';
+import * as sequences from './2026-11-24T07-00_sequences.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T01-00_due-lifecycle': dueLifecycle,
   '2026-11-24T03-00_dashboard-sessions': dashboardSessions,
   '2026-11-24T05-00_money-in': moneyIn,
+  '2026-11-24T07-00_sequences': sequences,
 };

@@ -677,6 +677,55 @@ describe('settings', () => {
   });
 });
 
+describe('reminders (PRODUCT part 13)', () => {
+  it('settings change the reminder steps (a bad list is 400 naming reminder_steps); a due lists its steps; a contact is paused and resumed', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const bad = await client.submit('/dashboard/settings', '/dashboard/settings', {
+      upi_id: '',
+      reminder_steps: '7,0',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('reminder_steps must be');
+    const ok = await client.submit('/dashboard/settings', '/dashboard/settings', {
+      upi_id: '',
+      reminder_steps: '0, 7',
+    });
+    expect(ok.status).toBe(303);
+    expect((await h.services.businesses.get(biz.business.id)).reminder_steps).toBe('0,7');
+    expect((await client.get('/dashboard/settings')).text).toContain('value="0,7"');
+
+    const path = await addDue(client, {
+      contact_name: 'Ravi Kumar',
+      contact_phone: '98765 44444',
+      amount: '100',
+      due_date: '2026-03-20',
+    });
+    const page = await client.get(path);
+    expect(page.text).toContain('due today');
+    expect(page.text).toContain('20 March 2026, 10:00 am');
+    expect(page.text).toContain('27 March 2026, 10:00 am');
+
+    const contactId = /href="\/dashboard\/contacts\/([0-9a-f-]{36})"/.exec(page.text)?.[1] as string;
+    const paused = await client.submit(
+      `/dashboard/contacts/${contactId}`,
+      `/dashboard/contacts/${contactId}/reminders`,
+      { reminders_paused: 'true' },
+    );
+    expect(paused.status).toBe(303);
+    expect((await biz.get(`/v1/contacts/${contactId}`)).body.data.reminders_paused).toBe(true);
+    expect((await client.get(`/dashboard/contacts/${contactId}`)).text).toContain(
+      'Reminders to this contact are paused.',
+    );
+    const reminded = await client.submit(path, `${path}/remind`);
+    expect(reminded.location).toBe(`${path}?ok=held&reason=paused`);
+    await client.submit(`/dashboard/contacts/${contactId}`, `/dashboard/contacts/${contactId}/reminders`, {
+      reminders_paused: 'false',
+    });
+    expect((await biz.get(`/v1/contacts/${contactId}`)).body.data.reminders_paused).toBe(false);
+  });
+});
+
 describe('developers', () => {
   it('issues a key shown once that works, and revokes it', async () => {
     const biz = await h.newBusiness();

@@ -47,7 +47,7 @@ export async function duesRoutes(app: App) {
   const { transactions, reminders } = services;
 
   const detail = async (v: View, id: string): Promise<DueDetail> => {
-    const row = await transactions.get(v.business, id);
+    const { due: row, reminders: steps } = await transactions.getWithReminders(v.business, id);
     const [payments, claims] = await Promise.all([
       transactions.listPayments(v.business, id),
       services.claims.list(v.business, id),
@@ -81,6 +81,8 @@ export async function duesRoutes(app: App) {
       paymentOnce: randomToken(18),
       // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.
       whatsappUrl: `https://wa.me/${row.contact_phone ?? ''}?text=${encodeURIComponent(message)}`,
+      steps,
+      promiseDate: row.promise_date,
       claims: claims.map((c) => ({
         id: c.id,
         reference: c.reference,

@@ -76,21 +76,6 @@ export function deleteSession(db: Executor, tokenHash: string) {
   return db.deleteFrom('dashboard_sessions').where('token_hash', '=', tokenHash).execute();
 }
 
-/** Open balances summed per due date (the aging chart, until GET /v1/aging's service lands). */
-export function openBalancesByDueDate(db: Executor, businessId: string) {
-  return db
-    .selectFrom('transactions')
-    .select((eb) => [
-      'due_date',
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.sum<number>(sql`amount_paise - amount_paid_paise`).as('paise'),
-    ])
-    .where('business_id', '=', businessId)
-    .where('open', '=', 1)
-    .groupBy('due_date')
-    .execute();
-}
-
 /**
  * Deletes up to `batch` sessions that have ended and sign-in codes and links that expired before
  * `loginsBefore` (kept a while longer: the per-phone rate limit counts the last hour's codes).

@@ -2,7 +2,6 @@ import { errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
-import { agingOf } from './aging.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { duesRoutes } from './dues-routes.js';
 import { formError } from './errors.js';
@@ -12,7 +11,6 @@ import { renderContact, renderContactList } from './pages/contacts.js';
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderImport, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
-import * as repo from './repository.js';
 
 type Query = Record<string, string | undefined>;
 
@@ -24,9 +22,9 @@ export async function signedInRoutes(app: App) {
     const v = viewOf(request);
     const { business } = v;
     const today = transactions.today(business);
-    const [totals, agingRows, overdue, claims] = await Promise.all([
+    const [totals, aging, overdue, claims] = await Promise.all([
       services.summary.get(business),
-      repo.openBalancesByDueDate(store.db, business.id),
+      services.summary.aging(business),
       transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
       services.claims.listPending(business, { limit: 10, offset: 0 }),
     ]);
@@ -37,7 +35,7 @@ export async function signedInRoutes(app: App) {
         v,
         {
           totals,
-          aging: agingOf(agingRows, today),
+          aging,
           overdue: overdue.rows.map((r) => ({
             id: r.id,
             contact_name: r.contact_name,
@@ -73,18 +71,37 @@ export async function signedInRoutes(app: App) {
     return sendPage(reply, 200, renderContactList(v, { items: found.items, total: found.total, page, pages, q }));
   });
 
-  app.get<{ Params: { id: string } }>('/contacts/:id', { schema: { hide: true } }, async (request, reply) => {
-    const v = viewOf(request);
-    const id = checkId(request.params.id);
-    const { contact, standing } = await contacts.get(v.business, id);
-    const today = transactions.today(v.business);
-    const dues = await transactions.list(v.business, { contact_id: id, limit: PAGE_SIZE }, {}, today);
-    return sendPage(
-      reply,
-      200,
-      renderContact(v, { contact, standing, dues: dues.rows.map((r) => dueRow(r, today)), dueTotal: dues.total }),
-    );
-  });
+  app.get<{ Params: { id: string }; Querystring: Query }>(
+    '/contacts/:id',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      const id = checkId(request.params.id);
+      const { contact, standing } = await contacts.get(v.business, id);
+      const today = transactions.today(v.business);
+      const dues = await transactions.list(v.business, { contact_id: id, limit: PAGE_SIZE }, {}, today);
+      return sendPage(
+        reply,
+        200,
+        renderContact(
+          v,
+          { contact, standing, dues: dues.rows.map((r) => dueRow(r, today)), dueTotal: dues.total },
+          outcomeFlash(v.t, request.query),
+        ),
+      );
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: Form }>(
+    '/contacts/:id/reminders',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      const id = checkId(request.params.id);
+      await contacts.update(v.business, id, { reminders_paused: request.body.reminders_paused === 'true' });
+      return seeOther(reply, `/dashboard/contacts/${id}?ok=saved`);
+    },
+  );
 
   app.get('/import', { schema: { hide: true } }, async (request, reply) =>
     sendPage(reply, 200, renderImport(viewOf(request))),
@@ -95,21 +112,27 @@ export async function signedInRoutes(app: App) {
     return sendPage(
       reply,
       200,
-      renderSettings(v, { upi_id: v.business.upi_id ?? '' }, outcomeFlash(v.t, request.query)),
+      renderSettings(
+        v,
+        { upi_id: v.business.upi_id ?? '', reminder_steps: v.business.reminder_steps },
+        outcomeFlash(v.t, request.query),
+      ),
     );
   });
 
   app.post<{ Body: Form }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
     const upiId = optional(request.body.upi_id) ?? null;
+    const reminderSteps = (request.body.reminder_steps ?? '').trim();
     try {
       await businesses.update(v.business.id, {
         upiId,
         remindersPaused: request.body.reminders_paused === 'true',
+        ...(reminderSteps !== '' && { reminderSteps }),
       });
     } catch (error) {
       const { status, flash } = formError(error);
-      return sendPage(reply, status, renderSettings(v, { upi_id: upiId ?? '' }, flash));
+      return sendPage(reply, status, renderSettings(v, { upi_id: upiId ?? '', reminder_steps: reminderSteps }, flash));
     }
     return seeOther(reply, '/dashboard/settings?ok=settings');
   });

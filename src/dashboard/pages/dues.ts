@@ -114,6 +114,8 @@ export interface DueDetail {
   paymentOnce: string;
   whatsappUrl: string;
   payments: Array<{ amount: number; payment_method: string; utr: string | null; source: string; created_at: string }>;
+  steps: Array<{ template: string; scheduled_for: string; status: string; reason: string | null }>;
+  promiseDate: string | null;
   claims: Array<{
     id: string;
     reference: string | null;
@@ -198,6 +200,15 @@ ${
       )}</ul></section>`
     : ''
 }
+<section class="card" aria-labelledby="steps-h"><h2 id="steps-h">${t('due.reminders')}</h2>
+${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.promiseDate) })}</p>` : ''}${
+  d.steps.length === 0
+    ? html`<p class="muted">${t('due.no_reminders')}</p>`
+    : html`<ul class="list">${d.steps.map(
+        (step) =>
+          html`<li><span>${step.template.replace(/^reminder_/, '').replace(/_/g, ' ')}<br><span class="muted">${v.instant(step.scheduled_for)}</span></span><span class="end">${step.status}${step.reason ? html`<br><span class="muted">${step.reason.replace(/_/g, ' ')}</span>` : ''}</span></li>`,
+      )}</ul>`
+}</section>
 <section class="card" aria-labelledby="payments-h"><h2 id="payments-h">${t('due.payments')}</h2>${
     d.payments.length === 0
       ? html`<p class="muted">${t('due.no_payments')}</p>`

@@ -1,7 +1,6 @@
 import { html, type Markup } from '../../paypage/html.js';
-import type { Totals } from '../../totals/aggregates.js';
+import type { Aging, Totals } from '../../totals/aggregates.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
-import { AGING_BUCKETS, type Aging } from '../aging.js';
 import { layout } from '../layout.js';
 import type { View } from './view.js';
 
@@ -18,6 +17,9 @@ export interface HomeData {
     balance: number;
   }>;
 }
+
+/** PRODUCT part 13's buckets, in the chart's order. */
+const AGING_BUCKETS = ['current', 'd1_30', 'd31_60', 'd61_90', 'd90_plus'] as const;
 
 const BAR_COLOURS = ['#2563eb', '#f59e0b', '#ea580c', '#dc2626', '#7f1d1d'];
 

@@ -3,7 +3,11 @@ import type { DeliveryView, EndpointView } from '../../webhooks/service.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import type { View } from './view.js';
 
-export function renderSettings(v: View, values: { upi_id: string }, flash?: PageChrome['flash']): string {
+export function renderSettings(
+  v: View,
+  values: { upi_id: string; reminder_steps: string },
+  flash?: PageChrome['flash'],
+): string {
   const { t, business } = v;
   const body = html`<h1>${t('settings.title')}</h1>
 <section class="card" aria-labelledby="biz-h"><h2 id="biz-h">${t('settings.business')}</h2>
@@ -11,6 +15,8 @@ export function renderSettings(v: View, values: { upi_id: string }, flash?: Page
 </section>
 <form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
 <label for="upi_id">${t('settings.upi_id')}</label><input id="upi_id" name="upi_id" maxlength="320" placeholder="shop@okbank" value="${values.upi_id}">
+<label for="reminder_steps">${t('settings.reminder_steps')}</label><input id="reminder_steps" name="reminder_steps" maxlength="60" inputmode="numeric" placeholder="-3,0,7,30" value="${values.reminder_steps}" aria-describedby="steps-help">
+<p id="steps-help" class="muted">${t('settings.reminder_steps_help')}</p>
 <label class="check"><input type="checkbox" name="reminders_paused" value="true"${business.reminders_paused ? html` checked` : ''}>${t('settings.pause_all')}</label>
 <div class="actions"><button type="submit">${t('settings.save')}</button></div>
 </form>`;

@@ -23,6 +23,8 @@ export async function contactRoutes(app: App) {
       schema: {
         tags: ['Contacts'],
         summary: 'List contacts, newest first',
+        description:
+          'search: the name contains the text; phone: the phone ends with these digits. starting_after: the id of the last contact of the previous page gives the contacts that follow it (a cursor; offset must then be 0 or absent).',
         querystring: ListContactsQuery,
         response: { 200: Page(ref(Contact)), ...errorResponses() },
       },
@@ -34,7 +36,7 @@ export async function contactRoutes(app: App) {
         total: page.total,
         limit: page.limit,
         offset: page.offset,
-        hasMore: page.offset + page.items.length < page.total,
+        hasMore: page.hasMore,
       };
     },
   );

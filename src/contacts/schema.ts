@@ -86,6 +86,11 @@ export const ListContactsQuery = Type.Object(
         description: 'phone ends with these digits (6 or more)',
       }),
     ),
+    starting_after: Type.Optional({
+      ...Uuid,
+      description:
+        'id of the last contact of the previous page: the page of contacts that follow it, same filters (offset 0 or absent)',
+    }),
     ...PageQuery,
   },
   { additionalProperties: false },

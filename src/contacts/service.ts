@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
+import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -47,6 +48,12 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   return phone;
 }
 
+/** Where the long reads run (the store's read threads) and the per-business bound on them. */
+export interface LongReads {
+  db: Db;
+  gate: BusinessGate;
+}
+
 export interface CreatedContact {
   contact: repo.ContactRow;
   standing: ContactStanding;
@@ -54,7 +61,7 @@ export interface CreatedContact {
 }
 
 export class ContactService {
-  constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore; reads?: LongReads }) {}
 
   /**
    * Finds the business's contact with this name, or creates it (emitting contact.created).
@@ -166,6 +173,12 @@ export class ContactService {
    * tolerated; a search without any word is ignored.
    */
   async list(business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string } = {}) {
+    const reads = this.deps.reads;
+    if (!reads) return this.listOn(this.deps.db, business, query, more);
+    return reads.gate.run(business.id, () => this.listOn(reads.db, business, query, more));
+  }
+
+  private async listOn(db: Executor, business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string }) {
     const filter: repo.ContactFilter = {};
     if (more.fuzzySearch !== undefined) filter.fuzzyName = fuzzyQuery(more.fuzzySearch) ?? undefined;
     if (query.search !== undefined) {
@@ -180,13 +193,22 @@ export class ContactService {
     }
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const db = this.deps.db;
+    const after = await this.listPosition(business, query.starting_after, offset);
     const unfiltered =
       filter.search === undefined && filter.phoneRevPrefix === undefined && filter.fuzzyName === undefined;
-    const [rows, total] = await Promise.all([
-      repo.listContacts(db, business.id, filter, limit, offset),
-      unfiltered ? this.contactCount(business.id) : repo.countContacts(db, business.id, filter),
-    ]);
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
+    // statement after the other: a business's list holds one read thread at a time (gate).
+    const found = await repo.listContacts(
+      db,
+      business.id,
+      filter,
+      after === undefined ? limit : limit + 1,
+      offset,
+      after,
+    );
+    const total = unfiltered ? await this.contactCount(business.id) : await repo.countContacts(db, business.id, filter);
+    const rows = found.length > limit ? found.slice(0, limit) : found;
+    const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     const standings = await this.standings(
       db,
       business,
@@ -200,7 +222,21 @@ export class ContactService {
       total,
       limit,
       offset,
+      hasMore,
     };
+  }
+
+  /** PRODUCT part 17: `starting_after` names a contact of this business, and comes without an offset. */
+  private async listPosition(
+    business: BusinessRow,
+    startingAfter: string | undefined,
+    offset: number,
+  ): Promise<repo.ContactPosition | undefined> {
+    if (startingAfter === undefined) return undefined;
+    if (offset !== 0) throw errors.invalid('offset', 'offset must be 0 or absent with starting_after');
+    const position = await repo.findContactPosition(this.deps.db, business.id, startingAfter);
+    if (!position) throw errors.invalid('starting_after', 'starting_after is not the id of a contact of this business');
+    return position;
   }
 
   async update(business: BusinessRow, id: string, input: UpdateContactInput) {
@@ -247,10 +283,8 @@ export class ContactService {
     if (contactIds.length === 0) return result;
     const now = this.deps.clock.now();
     const today = localDate(business.timezone, now);
-    const [balances, dues] = await Promise.all([
-      repo.contactBalances(db, business.id, contactIds, today),
-      repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT),
-    ]);
+    const balances = await repo.contactBalances(db, business.id, contactIds, today);
+    const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
     const duesByContact = new Map<string, ScoredDue[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);

@@ -32,7 +32,7 @@ export async function transactionRoutes(app: App) {
         tags: ['Transactions'],
         summary: 'List dues, newest due date first',
         description:
-          'status: pending (not yet past due), overdue (past due and unpaid), outstanding (both), paid. since: rows updated at or after this instant, for incremental sync; with include_deleted=true it also returns the dues deleted since then (deleted_at set). Ordered by due_date, then created_at, then id, all descending.',
+          'status: pending (not yet past due), overdue (past due and unpaid), outstanding (both), paid. since: rows updated at or after this instant, for incremental sync; with include_deleted=true it also returns the dues deleted since then (deleted_at set). Ordered by due_date, then created_at, then id, all descending. starting_after: the id of the last due of the previous page gives the dues that follow it (a cursor; offset must then be 0 or absent); a walk by cursor stays fast at any depth, where a deep offset costs more.',
         querystring: ListTransactionsQuery,
         response: { 200: Page(ref(Transaction)), ...errorResponses() },
       },
@@ -48,7 +48,7 @@ export async function transactionRoutes(app: App) {
           total: found.total,
           limit: found.limit,
           offset: found.offset,
-          hasMore: found.offset + found.rows.length < found.total,
+          hasMore: found.hasMore,
         };
       };
       // Incremental syncs (since) hardly ever ask for the same page twice: not kept.

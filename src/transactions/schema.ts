@@ -177,6 +177,11 @@ export const ListTransactionsQuery = Type.Object(
         description: 'with since: deleted dues changed since then are listed too, with deleted_at set',
       }),
     ),
+    starting_after: Type.Optional({
+      ...Uuid,
+      description:
+        'id of the last due of the previous page: the page of dues that follow it, same filters (offset 0 or absent)',
+    }),
     ...PageQuery,
   },
   { additionalProperties: false },

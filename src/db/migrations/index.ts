@@ -10,6 +10,7 @@ import * as ascendingListIndexes from './2026-11-23T02-00_ascending-list-indexes
 import * as dueLifecycle from './2026-11-24T01-00_due-lifecycle.js';
 import * as dashboardSessions from './2026-11-24T03-00_dashboard-sessions.js';
 import * as moneyIn from './2026-11-24T05-00_money-in.js';
+import * as coveringListIndexes from './2026-11-24T06-00_covering-list-indexes.js';
 import * as sequences from './2026-11-24T07-00_sequences.js';
 
 /**
@@ -29,5 +30,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T01-00_due-lifecycle': dueLifecycle,
   '2026-11-24T03-00_dashboard-sessions': dashboardSessions,
   '2026-11-24T05-00_money-in': moneyIn,
+  '2026-11-24T06-00_covering-list-indexes': coveringListIndexes,
   '2026-11-24T07-00_sequences': sequences,
 };

@@ -64,6 +64,8 @@ export interface Load {
   body?: string;
   /** paths cycled through by each connection */
   paths?: string[];
+  /** or whole requests cycled through (each with its own headers and body) */
+  requests?: { path: string; headers?: Record<string, string>; body?: string }[];
   connections: number;
   seconds: number;
   /** the server's process: its CPU time per answered request is measured too */
@@ -76,20 +78,22 @@ export async function measure(load: Load) {
     url: load.url,
     connections: load.connections,
     duration: load.seconds,
-    ...(load.paths
-      ? {
-          requests: load.paths.map((p) => ({
-            path: p,
+    ...(load.requests
+      ? { requests: load.requests.map((r) => ({ method: load.method ?? 'GET', ...r })) }
+      : load.paths
+        ? {
+            requests: load.paths.map((p) => ({
+              path: p,
+              method: load.method ?? 'GET',
+              ...(load.headers && { headers: load.headers }),
+              ...(load.body !== undefined && { body: load.body }),
+            })),
+          }
+        : {
             method: load.method ?? 'GET',
             ...(load.headers && { headers: load.headers }),
             ...(load.body !== undefined && { body: load.body }),
-          })),
-        }
-      : {
-          method: load.method ?? 'GET',
-          ...(load.headers && { headers: load.headers }),
-          ...(load.body !== undefined && { body: load.body }),
-        }),
+          }),
   });
   const ok = result['2xx'];
   const bad = result.non2xx + result.errors + result.timeouts;

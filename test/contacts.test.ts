@@ -202,6 +202,16 @@ describe('GET /v1/contacts/{id}', () => {
     });
     expect(res.body.data.payment_score).toBeGreaterThan(0);
     expect(res.body.data.payment_score).toBeLessThan(80);
+    // Standings of many contacts (the list, the create answer) come from other statements: the same figures.
+    const standings = await h.services.contacts.standings(h.store.db, biz.business, [id]);
+    expect(standings.get(id)).toEqual({
+      paymentScore: res.body.data.payment_score,
+      riskFlag: res.body.data.risk_flag,
+      outstandingPaise: 3500,
+      pendingCount: 1,
+      overdueCount: 1,
+      totalTransactions: 3,
+    });
   });
 
   it('gives a contact without history a score of 100 and a low risk flag', async () => {

@@ -62,7 +62,7 @@ function checkPlan(plan: string): Plan {
 
 /**
  * The `apiKeys` cache namespace (cache/cache.ts) with what its version is made of: the store's
- * signal of other processes' commits (SQLite only; absent, keys are read on every request).
+ * signal of other processes' commits (db/store.ts; absent, keys are read on every request).
  */
 export interface ApiKeyCache {
   cache: CacheNamespace<AuthenticatedKey>;

@@ -1,10 +1,11 @@
 /**
  * The service layer's one in-memory cache, in typed namespaces (services.ts makes them):
  *
- * - `apiKeys`: the API keys this process has authenticated, with their business (SQLite only:
- *   businesses/service.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
- *   moves when another process such as the admin CLI commits) together with a counter this
- *   process moves whenever it writes a business or a key itself.
+ * - `apiKeys`: the API keys this process has authenticated, with their business
+ *   (businesses/service.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
+ *   moves when another process such as the admin CLI commits; on PostgreSQL a counter moved by a
+ *   NOTIFY that triggers on the keys and businesses send, see db/store.ts keyChanges) together
+ *   with a counter this process moves whenever it writes a business or a key itself.
  * - `pages`: rendered list pages (http/rendered.ts). Version: the business's data version, a
  *   counter in `business_totals` that database triggers move in the same transaction as any
  *   change to the business's dues or contacts, whatever process or code path makes it

@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import { offIndex, precompiled } from '../db/precompiled.js';
+import { isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
@@ -216,4 +216,90 @@ export function listReplies(db: Executor, contactId: string, limit: number) {
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** A contact with its balances and its most recent dues (for the score), read in one statement. */
+export type ContactWithStandingRow = ContactRow &
+  Partial<Omit<ContactBalanceRow, 'contact_id'>> & {
+    /** [amount_paise, due_date, paid_at, promise_date] of its most recent dues: a JSON array (text on SQLite) */
+    recent_dues: string | [number, string, string | null, string | null][] | null;
+  };
+
+const contactWithStandingQuery = precompiled<
+  { businessId: string; id: string; today: string; recent: number },
+  ContactWithStandingRow
+>((db, arg) => {
+  const recentJson = isPostgres(db)
+    ? sql`json_agg(json_build_array(r.amount_paise, r.due_date, r.paid_at, r.promise_date))`
+    : sql`json_group_array(json_array(r.amount_paise, r.due_date, r.paid_at, r.promise_date))`;
+  return db
+    .selectFrom('contacts as c')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('transactions')
+          .select([
+            'contact_id',
+            sql<number>`count(*)`.as('total_transactions'),
+            sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
+              'outstanding_paise',
+            ),
+            sql<number>`coalesce(sum(case when open = 1 and due_date >= ${arg('today')} then 1 else 0 end), 0)`.as(
+              'pending_count',
+            ),
+            sql<number>`coalesce(sum(case when open = 1 and due_date < ${arg('today')} then 1 else 0 end), 0)`.as(
+              'overdue_count',
+            ),
+            sql<string | null>`min(case when open = 1 and due_date < ${arg('today')} then due_date end)`.as(
+              'oldest_overdue_date',
+            ),
+          ])
+          .where('business_id', '=', arg('businessId'))
+          .where('contact_id', '=', arg('id'))
+          .where(offIndex(db, 'open'), '>=', 0)
+          .groupBy('contact_id')
+          .as('b'),
+      (join) => join.onRef('b.contact_id', '=', 'c.id'),
+    )
+    .selectAll('c')
+    .select([
+      'b.total_transactions',
+      'b.outstanding_paise',
+      'b.pending_count',
+      'b.overdue_count',
+      'b.oldest_overdue_date',
+    ])
+    .select((eb) =>
+      eb
+        .selectFrom(
+          eb
+            .selectFrom('transactions')
+            .select(['amount_paise', 'due_date', 'paid_at', 'promise_date'])
+            .where('business_id', '=', arg('businessId'))
+            .where('contact_id', '=', arg('id'))
+            .where(offIndex(db, 'open'), '>=', 0)
+            .orderBy('due_date', 'desc')
+            .orderBy('created_at', 'desc')
+            .limit(arg('recent'))
+            .as('r'),
+        )
+        .select(recentJson.as('j'))
+        .as('recent_dues'),
+    )
+    .where('c.business_id', '=', arg('businessId'))
+    .where('c.id', '=', arg('id')) as never;
+});
+
+/**
+ * One contact of the business with what its standing is computed from (contactBalances and
+ * recentDuesForScore for one contact), in one statement: GET /v1/contacts/{id} is one round trip.
+ */
+export async function findContactWithStanding(
+  db: Executor,
+  businessId: string,
+  id: string,
+  today: string,
+  recent: number,
+): Promise<ContactWithStandingRow | undefined> {
+  return (await contactWithStandingQuery(db, { businessId, id, today, recent }))[0];
 }

@@ -48,6 +48,14 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   return phone;
 }
 
+/** A recent due as the payment score reads it. */
+interface RecentDue {
+  amount_paise: number;
+  due_date: string;
+  paid_at: string | null;
+  promise_date: string | null;
+}
+
 /** Where the long reads run (the store's read threads) and the per-business bound on them. */
 export interface LongReads {
   db: Db;
@@ -159,13 +167,42 @@ export class ContactService {
     return repo.listReplies(this.deps.db, contact.id, limit);
   }
 
+  /** One statement (issue 26): the contact, its balances and its recent dues together. */
   async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
-    const contact = await repo.findContact(this.deps.db, business.id, id);
-    if (!contact) throw errors.notFound('contact');
-    return {
-      contact,
-      standing: await this.standing(this.deps.db, business, id),
+    const today = localDate(business.timezone, this.deps.clock.now());
+    const row = await repo.findContactWithStanding(this.deps.db, business.id, id, today, SCORED_DUES_PER_CONTACT);
+    if (!row) throw errors.notFound('contact');
+    const {
+      total_transactions,
+      outstanding_paise,
+      pending_count,
+      overdue_count,
+      oldest_overdue_date,
+      recent_dues,
+      ...contact
+    } = row;
+    if (total_transactions === undefined || total_transactions === null)
+      return { contact, standing: NEW_CONTACT_STANDING };
+    const recent = (typeof recent_dues === 'string' ? JSON.parse(recent_dues) : (recent_dues ?? [])) as [
+      number,
+      string,
+      string | null,
+      string | null,
+    ][];
+    const dues = recent.map(([amount_paise, due_date, paid_at, promise_date]) => ({
+      amount_paise,
+      due_date,
+      paid_at,
+      promise_date,
+    }));
+    const balance = {
+      total_transactions,
+      outstanding_paise: outstanding_paise ?? 0,
+      pending_count: pending_count ?? 0,
+      overdue_count: overdue_count ?? 0,
+      oldest_overdue_date: oldest_overdue_date ?? null,
     };
+    return { contact, standing: this.standingOf(business, balance, dues, today) };
   }
 
   /**
@@ -285,33 +322,48 @@ export class ContactService {
     const today = localDate(business.timezone, now);
     const balances = await repo.contactBalances(db, business.id, contactIds, today);
     const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
-    const duesByContact = new Map<string, ScoredDue[]>();
+    const duesByContact = new Map<string, RecentDue[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);
       if (!list) {
         list = [];
         duesByContact.set(d.contact_id, list);
       }
-      list.push({
-        amountPaise: Number(d.amount_paise),
-        dueDate: d.due_date,
-        paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
-        promiseDate: d.promise_date,
-      });
+      list.push(d);
     }
     for (const b of balances) {
-      const score = paymentScore(duesByContact.get(b.contact_id) ?? [], today);
-      const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
-      result.set(b.contact_id, {
-        paymentScore: score,
-        riskFlag: riskFlag(score, maxDaysOverdue),
-        outstandingPaise: Number(b.outstanding_paise),
-        pendingCount: Number(b.pending_count),
-        overdueCount: Number(b.overdue_count),
-        totalTransactions: Number(b.total_transactions),
-      });
+      result.set(b.contact_id, this.standingOf(business, b, duesByContact.get(b.contact_id) ?? [], today));
     }
     return result;
+  }
+
+  /** A contact's standing from its balances and its most recent dues. */
+  private standingOf(
+    business: BusinessRow,
+    b: Omit<repo.ContactBalanceRow, 'contact_id'>,
+    dues: readonly RecentDue[],
+    today: string,
+  ): ContactStanding {
+    const score = paymentScore(
+      dues.map(
+        (d): ScoredDue => ({
+          amountPaise: Number(d.amount_paise),
+          dueDate: d.due_date,
+          paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+          promiseDate: d.promise_date,
+        }),
+      ),
+      today,
+    );
+    const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
+    return {
+      paymentScore: score,
+      riskFlag: riskFlag(score, maxDaysOverdue),
+      outstandingPaise: Number(b.outstanding_paise),
+      pendingCount: Number(b.pending_count),
+      overdueCount: Number(b.overdue_count),
+      totalTransactions: Number(b.total_transactions),
+    };
   }
 
   private async contactCount(businessId: string): Promise<number> {

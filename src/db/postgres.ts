@@ -38,7 +38,9 @@ export function openPostgres(
 ): { dialect: PostgresDialect; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString,
-    max,
+    // One more than asked for: the LISTEN a process holds for good (the key cache's in an API
+    // process, the outbox's in a worker) must not take a connection from the queries.
+    max: max + 1,
     // PRODUCT part 17: no statement holds a connection for ever (PG_STATEMENT_TIMEOUT_MS); the
     // server cancels it (57014), which answers 503. Migrations lift it for their own connection.
     ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs }),
@@ -50,8 +52,10 @@ export function openPostgres(
     keepAliveInitialDelayMillis: 10_000,
   });
   pool.on('error', (error) => health.failed(error));
+  const notify = notifier(pool);
   pool.on('connect', (client) => {
     client.on('error', (error) => health.failed(error));
+    wrapQueries(client, notify);
     health.succeeded();
   });
   health.setProbe(async () => {
@@ -69,4 +73,101 @@ export function openPostgres(
     end: () => pool.end(),
   };
   return { dialect: new PostgresDialect({ pool: watched }), pool };
+}
+
+/**
+ * The statement that asks for a NOTIFY (channel $1, payload $2) when the transaction it is sent
+ * in commits: see deferNotifications. Outside a transaction it is an ordinary pg_notify.
+ */
+export const NOTIFY_AFTER_COMMIT = 'select pg_notify($1, $2) /* after commit */';
+
+type Query = (...args: unknown[]) => unknown;
+
+/** SQL text -> the name it is prepared under on each connection (see preparedStatement). */
+const prepared = new Map<string, string>();
+
+/**
+ * Issue 26: `sql` is sent as a named prepared statement from now on: parsed and planned once per
+ * connection (pg keeps the names it prepared on each), then only bound and executed. For the
+ * statements of every request (db/precompiled.ts), a fixed set: never for SQL made per call.
+ */
+export function preparedStatement(sql: string): void {
+  if (!prepared.has(sql)) prepared.set(sql, `p${prepared.size + 1}`);
+}
+
+/**
+ * What each connection's `query` does besides sending: the prepared statements' names
+ * (preparedStatement), and NOTIFY_AFTER_COMMIT.
+ *
+ * Issue 26: a transaction that NOTIFYs takes a database-wide lock at COMMIT and holds it until its
+ * commit record is on disk (PostgreSQL orders notifications by commit), so every writer that
+ * signalled the outbox in its transaction committed one at a time, whatever its business. Here
+ * NOTIFY_AFTER_COMMIT inside a transaction is only remembered on the connection, and sent once the
+ * COMMIT has succeeded, as a statement of its own (no xid, no WAL flush: the lock is held for a
+ * moment); a ROLLBACK forgets it. Listeners then learn of the change after it is visible, never
+ * before. A notification lost on the way (the connection fails) is what a listener's poll covers.
+ */
+function wrapQueries(client: pg.PoolClient, notify: (channel: string, payload: string) => void) {
+  const query = client.query.bind(client) as Query;
+  let inTransaction = false;
+  let pending: [string, string][] = [];
+  const end = (committed: boolean) => {
+    inTransaction = false;
+    const sent = pending;
+    pending = [];
+    if (committed) for (const [channel, payload] of sent) notify(channel, payload);
+  };
+  (client as unknown as { query: Query }).query = (...args: unknown[]) => {
+    const text = args[0];
+    if (typeof text !== 'string') return query(...args);
+    const name = prepared.get(text);
+    if (name !== undefined && typeof args[2] !== 'function') {
+      return query({ name, text, values: args[1] as unknown[] | undefined });
+    }
+    if (text === NOTIFY_AFTER_COMMIT && inTransaction && typeof args[2] !== 'function') {
+      const [channel, payload] = args[1] as [string, string];
+      pending.push([channel, payload]);
+      return Promise.resolve({ command: 'SELECT', rowCount: 1, rows: [{ pg_notify: '' }], fields: [] });
+    }
+    if (text === 'begin' || text.startsWith('start transaction')) {
+      inTransaction = true;
+      pending = [];
+    } else if ((text === 'commit' || text === 'rollback') && typeof args[2] !== 'function') {
+      return (query(...args) as Promise<unknown>).then(
+        (result) => {
+          end(text === 'commit');
+          return result;
+        },
+        (error: unknown) => {
+          end(false);
+          throw error;
+        },
+      );
+    }
+    return query(...args);
+  };
+}
+
+/** Sends notifications from the pool, one at a time per channel and payload; repeats asked for meanwhile are one. */
+function notifier(pool: pg.Pool) {
+  const inFlight = new Set<string>();
+  const again = new Set<string>();
+  const send = (channel: string, payload: string) => {
+    const key = `${channel}\u0000${payload}`;
+    if (inFlight.has(key)) {
+      again.add(key);
+      return;
+    }
+    inFlight.add(key);
+    pool
+      .query('select pg_notify($1, $2)', [channel, payload])
+      .catch(() => {
+        // the pool's health already heard of a failed connection; the listeners' poll covers it
+      })
+      .finally(() => {
+        inFlight.delete(key);
+        if (again.delete(key)) send(channel, payload);
+      });
+  };
+  return send;
 }

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Insertable, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { preparedStatement } from './postgres.js';
 import type { Database, Executor } from './schema.js';
 
 const MARK = '\u0000arg:';
@@ -6,7 +7,8 @@ const MARK = '\u0000arg:';
 /**
  * A query built and compiled by Kysely once (per dialect), then run with new argument values.
  * Building and compiling a query costs more than SQLite takes to answer a primary-key read, so the
- * reads on every request (the API key, one due) skip it. `build` receives `arg(name)`, a stand-in
+ * reads on every request (the API key, one due) skip it. On PostgreSQL they are also named
+ * prepared statements (db/postgres.ts preparedStatement): planned once per connection. `build` receives `arg(name)`, a stand-in
  * for each value; it must use every stand-in as a bound parameter (not in a raw SQL string).
  */
 export function precompiled<Args extends Record<string, unknown>, Row>(
@@ -23,6 +25,7 @@ export function precompiled<Args extends Record<string, unknown>, Row>(
       );
       compiled = { sql: query.sql, parameters: query.parameters, slots };
       byDialect.set(adapter, compiled);
+      if (isPostgres(db)) preparedStatement(query.sql);
     }
     const { sql, parameters, slots } = compiled;
     const values = parameters.map((p, i) => {

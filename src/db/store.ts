@@ -3,6 +3,8 @@ import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import { StoreHealth, type StoreMonitor } from './health.js';
+import { listen } from './listen.js';
+import { KEYS_CHANNEL } from './migrations/2026-11-24T08-00_data-version-at-commit.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
@@ -24,9 +26,10 @@ export interface Store {
   /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
   readonly pgPool?: pg.Pool;
   /**
-   * A number that changes whenever another connection commits (SQLite's data_version: one
-   * statement, no transaction left open), for caches that must notice the admin CLI's writes;
-   * absent where there is no cheap signal (PostgreSQL).
+   * A number that changes whenever another connection commits a change the API key cache depends
+   * on, so that cached keys notice the admin CLI's (or another process's) writes. SQLite: its
+   * data_version (any commit; one statement, no transaction left open). PostgreSQL: see
+   * keyChanges (a notification from triggers on the keys and businesses, no query per request).
    */
   readonly otherCommits?: () => number;
   /** Whether the store answers, as this process sees it (db/health.ts): /readyz, metrics, logs. */
@@ -36,6 +39,49 @@ export interface Store {
 }
 
 export class MigrationError extends Error {}
+
+/** How long a cached key may be served at most on PostgreSQL, whatever the notifications did. */
+const KEY_EPOCH_MS = 60_000;
+
+/**
+ * Issue 26: PostgreSQL's signal for the API key cache. A LISTEN on KEYS_CHANNEL (migration
+ * 2026-11-24T08-00: triggers on api_keys and businesses NOTIFY it on commit, from any process)
+ * moves the version on every notification and each time the LISTEN is in place again (what was
+ * missed meanwhile); while it is not in place, every read is a new version, so nothing cached is
+ * served. A change is seen once its notification arrives, milliseconds after its commit; and the
+ * version moves every minute too, so an entry never outlives a lost notification for long.
+ */
+function keyChanges(pool: pg.Pool): { version: () => number; stop: () => void } {
+  let moves = 0;
+  let listening = false;
+  let stop: (() => void) | undefined;
+  let stopped = false;
+  return {
+    // Negative while not listening: never a value that was served while listening.
+    version: () => {
+      // Started by the first read (the API's first authentication), so that the CLI and
+      // migrations, which cache no keys, hold no LISTEN connection.
+      if (!stop && !stopped) {
+        stop = listen(pool, KEYS_CHANNEL, {
+          onNotify: () => moves++,
+          onListening: () => {
+            listening = true;
+            moves++;
+          },
+          onLost: () => {
+            listening = false;
+          },
+        });
+      }
+      return listening ? moves * 1e6 + (Math.floor(Date.now() / KEY_EPOCH_MS) % 1e6) : -++moves;
+    },
+    stop: () => {
+      stopped = true;
+      listening = false;
+      stop?.();
+    },
+  };
+}
 
 /**
  * `backgroundCheckpoints`: on SQLite, checkpoint the WAL on a thread of its own (long-running
@@ -64,6 +110,7 @@ export function openStore(
       config.pgStatementTimeoutMs ?? 0,
     );
     const db = new Kysely<Database>({ dialect });
+    const keys = keyChanges(pool);
     return {
       kind: 'postgres',
       db,
@@ -71,6 +118,7 @@ export function openStore(
       // Half the pool: one business's lists leave the other half to everyone else.
       readsPerBusiness: perBusiness(Math.floor(config.pgPoolMax / 2)),
       pgPool: pool,
+      otherCommits: keys.version,
       health,
       ping: async () => {
         await sql`select 1`.execute(db);
@@ -78,6 +126,7 @@ export function openStore(
       },
       close: async () => {
         health.stop();
+        keys.stop();
         await db.destroy();
       },
     };

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { precompiled } from '../db/precompiled.js';
+import { isPostgres, precompiled } from '../db/precompiled.js';
 import type { BusinessTotalsTable, Executor } from '../db/schema.js';
 import { addDays } from '../lib/dates.js';
 
@@ -84,8 +84,72 @@ async function changeOpenDay(db: Executor, businessId: string, dueDate: string, 
   }
 }
 
+/**
+ * PostgreSQL: the totals, the pending day and the open day in one statement (issue 26), so that a
+ * create holds its business's totals row for one statement and the COMMIT. Both days' upserts read
+ * the totals UPDATE's output, so the totals row is locked before the days': the one lock order
+ * every writer keeps.
+ */
+const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) =>
+  db
+    .with('totals', (q) =>
+      q
+        .updateTable('business_totals')
+        .set({
+          pending_count: sql`pending_count + 1`,
+          pending_paise: sql`pending_paise + ${arg('paise')}`,
+        })
+        .where('business_id', '=', arg('businessId'))
+        .returning('business_id'),
+    )
+    .with('pending_day', (q) =>
+      q
+        .insertInto('pending_by_day')
+        .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
+        .expression((eb) =>
+          eb
+            .selectFrom('totals')
+            .select([
+              'totals.business_id',
+              sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
+              sql<number>`1`.as('due_count'),
+              sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
+            ]),
+        )
+        .onConflict((oc) =>
+          oc.columns(['business_id', 'due_date']).doUpdateSet({
+            due_count: sql`pending_by_day.due_count + 1`,
+            due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
+          }),
+        )
+        .returning('business_id'),
+    )
+    .insertInto('open_by_day')
+    .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
+    .expression((eb) =>
+      eb
+        .selectFrom('totals')
+        .select([
+          'totals.business_id',
+          sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
+          sql<number>`1`.as('due_count'),
+          sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
+        ]),
+    )
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'due_date']).doUpdateSet({
+        due_count: sql`open_by_day.due_count + 1`,
+        due_paise: sql`open_by_day.due_paise + excluded.due_paise`,
+      }),
+    ),
+);
+
 /** A new pending due in the running totals (its balance is its amount) and its day's count (on every create: precompiled). */
 export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
+  if (isPostgres(db)) {
+    await addPendingDueQuery(db, { businessId, dueDate, paise });
+    return;
+  }
   await addToTotalsQuery(db, { businessId, paise });
   await addToDayQuery(db, { businessId, dueDate, paise });
   await changeOpenDay(db, businessId, dueDate, 1, paise);

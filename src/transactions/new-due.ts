@@ -22,7 +22,7 @@ export interface NewDue {
 
 /**
  * Writes one new pending due with all its consequences, inside the caller's transaction: the row,
- * the running totals, its automatic reminder and transaction.created. Used by create and by the
+ * its automatic reminder, transaction.created and the running totals (in that order). Used by create and by the
  * recurrence of a series.
  */
 export async function insertDue(
@@ -66,7 +66,6 @@ export async function insertDue(
   };
   const { contact_name: _n, contact_phone: _p, ...stored } = row;
   await repo.insertTransaction(trx, stored);
-  await aggregates.addPendingDue(trx, business.id, row.due_date, row.amount_paise);
   await scheduleForNewDue(trx, business, row, now);
   await recordEvent(trx, {
     businessId: business.id,
@@ -74,5 +73,9 @@ export async function insertDue(
     data: transactionEventData(row, localDate(business.timezone, now)),
     at: now,
   });
+  // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
+  // COMMIT, so every other statement runs before it and a business's creates queue on the row
+  // for two statements, not for the whole transaction.
+  await aggregates.addPendingDue(trx, business.id, row.due_date, row.amount_paise);
   return row;
 }

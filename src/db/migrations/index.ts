@@ -12,6 +12,7 @@ import * as dashboardSessions from './2026-11-24T03-00_dashboard-sessions.js';
 import * as moneyIn from './2026-11-24T05-00_money-in.js';
 import * as coveringListIndexes from './2026-11-24T06-00_covering-list-indexes.js';
 import * as sequences from './2026-11-24T07-00_sequences.js';
+import * as dataVersionAtCommit from './2026-11-24T08-00_data-version-at-commit.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T05-00_money-in': moneyIn,
   '2026-11-24T06-00_covering-list-indexes': coveringListIndexes,
   '2026-11-24T07-00_sequences': sequences,
+  '2026-11-24T08-00_data-version-at-commit': dataVersionAtCommit,
 };

@@ -40,8 +40,8 @@ export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome[
 ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
 <ul class="list">${d.keys.map(
     (k) =>
-      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${v.instant(k.created_at)}${k.revoked_at ? html` · revoked ${v.instant(k.revoked_at)}` : ''}</span></span>${
-        k.revoked_at ? '' : post(`/dashboard/developers/keys/${k.id}/revoke`, 'Revoke', 'danger')
+      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${v.instant(k.created_at)}${k.revoked_at ? html` · ${t('developers.revoked')} ${v.instant(k.revoked_at)}` : ''}</span></span>${
+        k.revoked_at ? '' : post(`/dashboard/developers/keys/${k.id}/revoke`, t('developers.revoke'), 'danger')
       }</li>`,
   )}</ul>
 <div class="actions">${post('/dashboard/developers/keys', t('developers.issue'), '')}</div>

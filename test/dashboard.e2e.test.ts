@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
-import { lastCode, loginLink } from './helpers/dashboard.js';
+import { claimPayment, lastCode, loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
 /**
@@ -18,6 +18,10 @@ const ARTIFACTS = path.resolve('test-artifacts', 'dashboard', STORE);
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
+const VIEWPORTS = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const;
 
 let h: Harness;
 let browser: Browser | undefined;
@@ -168,10 +172,7 @@ describe('the dashboard in headless Chromium', () => {
     await context.close();
   });
 
-  for (const [label, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
+  for (const [label, viewport] of VIEWPORTS) {
     it(`${label}: sign in by link, every page passes axe-core (no serious or critical), copy and WhatsApp share`, {
       timeout: 180_000,
     }, async () => {
@@ -227,23 +228,14 @@ describe('the dashboard in headless Chromium', () => {
     });
   }
 
-  for (const [label, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
+  for (const [label, viewport] of VIEWPORTS) {
     it(`${label}: search and filter, change, remind, delete, confirm a claim, settings, revoke a key`, {
       timeout: 180_000,
     }, async () => {
       const biz = await seed();
       const due = await biz.get('/v1/transactions?status=overdue&limit=1');
       const claimed = due.body.data[0];
-      const claim = await h.app.inject({
-        method: 'POST',
-        url: `${new URL(claimed.pay_page_url).pathname}/claim`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: 'reference=UTR-998877',
-      });
-      expect(claim.statusCode).toBe(303);
+      await claimPayment(h, claimed.pay_page_url, 'UTR-998877');
       const context = await newContext(viewport);
       const page = await context.newPage();
       const csp = watchCsp(page);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dashboardPurge } from '../src/workers/dashboard-purge.js';
-import { csrfOf, DashboardClient, lastCode, loginLink, signInByCode, signInByLink } from './helpers/dashboard.js';
+import {
+  claimPayment,
+  csrfOf,
+  DashboardClient,
+  lastCode,
+  loginLink,
+  signInByCode,
+  signInByLink,
+} from './helpers/dashboard.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 
 let h: Harness;
@@ -456,14 +464,7 @@ describe('claims (PRODUCT part 11)', () => {
         due_date: '2026-03-20',
         contact_name: `Buyer ${amount}`,
       });
-      const token = new URL(due.body.data.pay_page_url).pathname;
-      const res = await h.app.inject({
-        method: 'POST',
-        url: `${token}/claim`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `reference=UTR${amount}`,
-      });
-      expect(res.statusCode).toBe(303);
+      await claimPayment(h, due.body.data.pay_page_url, `UTR${amount}`);
       return due.body.data.id as string;
     };
     const first = await claimOn(10_000);
@@ -598,13 +599,7 @@ describe('escaping', () => {
     });
     // The buyer's own words: an "I have paid" reference from the pay page.
     const payUrl = /id="pay-url" readonly value="([^"]+)"/.exec((await client.get(path)).text)?.[1] as string;
-    const claim = await h.app.inject({
-      method: 'POST',
-      url: `${new URL(payUrl).pathname}/claim`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ reference: `R ${evil}` }).toString(),
-    });
-    expect(claim.statusCode).toBe(303);
+    await claimPayment(h, payUrl, `R ${evil}`);
     const contactId = (await client.get(path)).text.match(/href="\/dashboard\/contacts\/([0-9a-f-]{36})"/)?.[1];
     for (const url of [
       path,

@@ -106,3 +106,14 @@ export async function signInByLink(h: Harness, businessId: string): Promise<Dash
   expect(res.status, res.text).toBe(303);
   return client;
 }
+
+/** The buyer's "I have paid" on the pay page (PRODUCT part 11), as its form posts it. */
+export async function claimPayment(h: Harness, payPageUrl: string, reference: string): Promise<void> {
+  const res = await h.app.inject({
+    method: 'POST',
+    url: `${new URL(payPageUrl).pathname}/claim`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ reference }).toString(),
+  });
+  expect(res.statusCode, res.body).toBe(303);
+}

@@ -155,6 +155,66 @@ export async function addPendingDue(db: Executor, businessId: string, dueDate: s
   await changeOpenDay(db, businessId, dueDate, 1, paise);
 }
 
+/** Several new pending dues (a bulk import): the totals once, and each due date's count once. */
+export async function addPendingDues(
+  db: Executor,
+  businessId: string,
+  dues: readonly { dueDate: string; paise: number }[],
+) {
+  const only = dues[0];
+  if (dues.length <= 1) {
+    if (only) await addPendingDue(db, businessId, only.dueDate, only.paise);
+    return;
+  }
+  const byDay = new Map<string, { count: number; paise: number }>();
+  let paise = 0;
+  for (const due of dues) {
+    const day = byDay.get(due.dueDate) ?? { count: 0, paise: 0 };
+    day.count++;
+    day.paise += due.paise;
+    byDay.set(due.dueDate, day);
+    paise += due.paise;
+  }
+  await db
+    .updateTable('business_totals')
+    .set({
+      pending_count: sql`pending_count + ${dues.length}`,
+      pending_paise: sql`pending_paise + ${paise}`,
+    })
+    .where('business_id', '=', businessId)
+    .execute();
+  // One statement per table, in date order: concurrent writers take the day rows in one order (no deadlock).
+  const days = [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  await addToDays(db, 'pending_by_day', businessId, days);
+  await addToDays(db, 'open_by_day', businessId, days);
+}
+
+/** Adds counts and paise to several days of a per-day table, in one statement. */
+async function addToDays(
+  db: Executor,
+  table: 'pending_by_day' | 'open_by_day',
+  businessId: string,
+  days: readonly [string, { count: number; paise: number }][],
+) {
+  await db
+    .insertInto(table)
+    .values(
+      days.map(([dueDate, day]) => ({
+        business_id: businessId,
+        due_date: dueDate,
+        due_count: day.count,
+        due_paise: day.paise,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'due_date']).doUpdateSet({
+        due_count: sql`${sql.ref(`${table}.due_count`)} + excluded.due_count`,
+        due_paise: sql`${sql.ref(`${table}.due_paise`)} + excluded.due_paise`,
+      }),
+    )
+    .execute();
+}
+
 /** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */
 export async function movePendingToOverdue(
   db: Executor,

@@ -677,6 +677,61 @@ describe('settings', () => {
   });
 });
 
+describe('import and export (PRODUCT part 12)', () => {
+  const CSV =
+    'contact_name,contact_phone,amount,due_date,invoice_number\nRavi Kumar,98765 55555,"1,234.50",2026-03-20,INV-1\nMeena Stores,,500,20/03/2026,INV-2\n';
+
+  it('checks a file first (row errors, nothing added), then imports it once, and exports CSV', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const bad = await client.submit('/dashboard/import', '/dashboard/import', {
+      csv: `${CSV}Bad Row,,12abc,2026-02-30,INV-3\n`,
+      action: 'preview',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('Row 3');
+    expect(bad.text).toContain('amount');
+    expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+
+    const form = await client.get('/dashboard/import');
+    const once = /name="once" value="([^"]+)"/.exec(form.text)?.[1] as string;
+    const fields = { _csrf: csrfOf(form.text), once, csv: CSV };
+    const preview = await client.request('POST', '/dashboard/import', { ...fields, action: 'preview' });
+    expect(preview.status).toBe(200);
+    expect(preview.text).toContain('Ready: 2 dues would be added, 2 of them for new contacts.');
+    expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+
+    const done = await client.request('POST', '/dashboard/import', { ...fields, action: 'import' });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/dashboard/dues?ok=imported');
+    const again = await client.request('POST', '/dashboard/import', { ...fields, action: 'import' });
+    expect(again.status).toBe(303);
+    expect((await biz.get('/v1/transactions')).body.total).toBe(2);
+
+    const other = await h.newBusiness();
+    await other.post('/v1/transactions', { amount_paise: 100, due_date: '2026-03-20', contact_name: 'Not Mine' });
+    const csv = await client.get('/dashboard/export');
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="dues.csv"');
+    expect(csv.text).toContain('Ravi Kumar');
+    expect(csv.text).toContain('INV-2');
+    expect(csv.text).not.toContain('Not Mine');
+    expect((await new DashboardClient(h).get('/dashboard/export')).status).toBe(303);
+  });
+
+  it('takes a file larger than the 64 KB of other forms', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const rows = Array.from({ length: 2000 }, (_, i) => `Buyer Number ${i},,${100 + i}.50,2026-03-20,INVOICE-${i}`);
+    const csv = `contact_name,contact_phone,amount,due_date,invoice_number\n${rows.join('\n')}\n`;
+    expect(csv.length).toBeGreaterThan(64 * 1024);
+    const preview = await client.submit('/dashboard/import', '/dashboard/import', { csv, action: 'preview' });
+    expect(preview.status).toBe(200);
+    expect(preview.text).toContain('Ready: 2000 dues would be added');
+  });
+});
+
 describe('reminders (PRODUCT part 13)', () => {
   it('settings change the reminder steps (a bad list is 400 naming reminder_steps); a due lists its steps; a contact is paused and resumed', async () => {
     const biz = await h.newBusiness();

@@ -47,6 +47,7 @@ const OUTCOMES: Record<string, MessageKey> = {
   deleted: 'due.deleted',
   reminded: 'due.reminder_sent',
   confirmed: 'due.claim_confirmed',
+  imported: 'due.imported',
   rejected: 'due.claim_rejected',
   settings: 'settings.saved',
   test: 'developers.test_sent',

@@ -49,8 +49,9 @@ form.inline{display:inline}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
 `.trim();
 
-/** Progressive enhancement: the copy button appears and works only with JavaScript. */
-const SCRIPT = `for(const b of document.querySelectorAll('[data-copy]')){b.hidden=false;b.addEventListener('click',()=>{navigator.clipboard.writeText(b.dataset.copy).then(()=>{b.textContent=b.dataset.done})})}`;
+/** Progressive enhancement: the copy button and the file picker appear and work only with JavaScript. */
+const SCRIPT = `for(const b of document.querySelectorAll('[data-copy]')){b.hidden=false;b.addEventListener('click',()=>{navigator.clipboard.writeText(b.dataset.copy).then(()=>{b.textContent=b.dataset.done})})}
+for(const f of document.querySelectorAll('[data-into]')){f.closest('.file').hidden=false;f.addEventListener('change',()=>{const file=f.files[0];if(file)file.text().then((text)=>{document.getElementById(f.dataset.into).value=text})})}`;
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64');
 

@@ -32,7 +32,8 @@ export async function dashboardRoutes(app: App) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 64 * 1024 },
+    // The server's body limit (64 KB) applies, except where a route sets its own (the import).
+    { parseAs: 'string' },
     (_r, body, done) => done(null, parseForm(body as string)),
   );
   app.decorateRequest('dashboardSession', null);

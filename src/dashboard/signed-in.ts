@@ -7,9 +7,10 @@ import { duesRoutes } from './dues-routes.js';
 import { formError } from './errors.js';
 import { optional } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
+import { importRoutes } from './import-routes.js';
 import { renderContact, renderContactList } from './pages/contacts.js';
 import { renderHome } from './pages/home.js';
-import { type DevelopersData, renderDevelopers, renderImport, renderSettings } from './pages/settings.js';
+import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
 
 type Query = Record<string, string | undefined>;
@@ -103,9 +104,7 @@ export async function signedInRoutes(app: App) {
     },
   );
 
-  app.get('/import', { schema: { hide: true } }, async (request, reply) =>
-    sendPage(reply, 200, renderImport(viewOf(request))),
-  );
+  await app.register(importRoutes);
 
   app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);

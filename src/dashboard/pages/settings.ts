@@ -71,10 +71,3 @@ ${
 </section>`;
   return layout(v.chrome(t('developers.title'), 'developers', flash), body);
 }
-
-export function renderImport(v: View, flash?: PageChrome['flash']): string {
-  const { t } = v;
-  const body = html`<h1>${t('import.title')}</h1>
-<section class="card"><p>${t('import.unavailable')}</p></section>`;
-  return layout(v.chrome(t('import.title'), 'import', flash), body);
-}

@@ -284,6 +284,25 @@ describe('the dashboard in headless Chromium', () => {
         reminders_paused: 1,
       });
 
+      // Import: a file picked with JavaScript, checked (its bad row named), fixed, imported.
+      await page.getByRole('link', { name: 'Import', exact: true }).click();
+      const header = 'contact_name,amount,due_date,invoice_number\n';
+      await page.getByLabel('Choose a file').setInputFiles({
+        name: 'dues.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(`${header}Kiran Traders,750,2026-04-01,IMP-1\nBad Row,12abc,2026-04-01,IMP-2\n`),
+      });
+      await expect.poll(() => page.locator('#csv').inputValue()).toContain('Kiran Traders');
+      await page.getByRole('button', { name: 'Check the file' }).click();
+      expect(await page.locator('main .list').textContent()).toContain('Row 2');
+      await page.locator('#csv').fill(`${header}Kiran Traders,750,2026-04-01,IMP-1\n`);
+      await page.getByRole('button', { name: 'Check the file' }).click();
+      expect(await page.locator('p.notice').textContent()).toContain('Ready: 1 dues would be added');
+      if (label === 'desktop') await shot(page, `${label}-import-checked`);
+      await page.getByRole('button', { name: 'Import 1 dues' }).click();
+      expect(await page.locator('p.notice').textContent()).toBe('The dues were imported.');
+      expect(await page.locator('main .list').textContent()).toContain('Kiran Traders');
+
       // Revoke the business's first key.
       await page.getByRole('link', { name: 'Developers', exact: true }).click();
       await page.getByRole('button', { name: 'Revoke' }).first().click();

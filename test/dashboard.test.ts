@@ -791,6 +791,11 @@ describe('developers', () => {
     expect((await h.request('GET', '/v1/summary', { headers: { 'x-api-key': key } })).status).toBe(200);
     const again = await client.get('/dashboard/developers');
     expect(again.text).not.toContain(key);
+    expect((await h.services.businesses.listKeys(biz.business.id)).find((k) => key.startsWith(k.prefix))).toMatchObject(
+      {
+        source: 'dashboard',
+      },
+    );
     const keyId = (await h.services.businesses.listKeys(biz.business.id)).find((k) => key.startsWith(k.prefix))
       ?.id as string;
     const revoked = await client.submit('/dashboard/developers', `/dashboard/developers/keys/${keyId}/revoke`);

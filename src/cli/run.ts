@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { Runtime } from '../bootstrap.js';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
-import type { BusinessService } from '../businesses/service.js';
 import { DashboardAuth } from '../dashboard/auth.js';
 import { AppError, isClientError, RowsError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -22,7 +21,9 @@ commands:
   business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false] [--reminder-steps "-3,0,7,30"]
                [--upi-id VPA]
   key issue --business ID
-  key revoke --key KEY
+  key list --business ID
+  key revoke --key KEY | --id KEY_ID
+  secrets reseal
   import --business ID --file F [--dry-run]
   export --business ID [--status pending|overdue|outstanding|paid] > F
   login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)`;
@@ -48,6 +49,7 @@ const OPTIONS = {
   file: { type: 'string' },
   'dry-run': { type: 'boolean' },
   status: { type: 'string' },
+  id: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -66,14 +68,10 @@ function allowOnly(values: Values, allowed: string[]) {
   }
 }
 
-type Command = (
-  values: Values,
-  businesses: BusinessService,
-  runtime: Runtime,
-) => Promise<{ json: object; text: string }>;
+type Command = (values: Values, services: Services, runtime: Runtime) => Promise<{ json: object; text: string }>;
 
 const COMMANDS: Record<string, Command> = {
-  'business create': async (v, businesses) => {
+  'business create': async (v, { businesses }) => {
     allowOnly(v, ['name', 'phone', 'plan', 'currency', 'country', 'language', 'timezone']);
     const { business, apiKey } = await businesses.create({
       name: required(v, 'name'),
@@ -89,7 +87,7 @@ const COMMANDS: Record<string, Command> = {
       text: `created business ${business.name} (${business.id}), plan ${business.plan}\nAPI key (shown once): ${apiKey}`,
     };
   },
-  'business set': async (v, businesses) => {
+  'business set': async (v, { businesses }) => {
     allowOnly(v, ['business', 'plan', 'plan-expires-at', 'reminders-paused', 'reminder-steps', 'upi-id']);
     const id = required(v, 'business');
     const paused = v['reminders-paused'];
@@ -123,7 +121,7 @@ const COMMANDS: Record<string, Command> = {
       text: `updated business ${business.id}`,
     };
   },
-  'key issue': async (v, businesses) => {
+  'key issue': async (v, { businesses }) => {
     allowOnly(v, ['business']);
     const apiKey = await businesses.issueKey(required(v, 'business'));
     return {
@@ -131,14 +129,37 @@ const COMMANDS: Record<string, Command> = {
       text: `API key (shown once): ${apiKey}`,
     };
   },
-  'key revoke': async (v, businesses) => {
-    allowOnly(v, ['key']);
-    const revoked = await businesses.revokeKey(required(v, 'key'));
-    if (!revoked) throw new UsageError('no active API key matches --key');
+  'key list': async (v, { businesses }) => {
+    allowOnly(v, ['business']);
+    const id = required(v, 'business');
+    await businesses.get(id);
+    const keys = await businesses.listKeys(id);
+    const lines = keys.map(
+      (k) =>
+        `${k.id}  ${k.prefix}…  ${k.source.padEnd(9)}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
+    );
+    return { json: { keys }, text: lines.length > 0 ? lines.join('\n') : 'no keys' };
+  },
+  'key revoke': async (v, { businesses }) => {
+    allowOnly(v, ['key', 'id']);
+    if ((v.key === undefined) === (v.id === undefined)) throw new UsageError('give one of --key or --id');
+    const revoked =
+      v.id !== undefined
+        ? await businesses.revokeKeyById(required(v, 'id'))
+        : await businesses.revokeKey(required(v, 'key'));
+    if (!revoked) throw new UsageError(`no active API key matches --${v.id !== undefined ? 'id' : 'key'}`);
     return { json: { revoked: true }, text: 'API key revoked' };
   },
+  'secrets reseal': async (v, { webhooks }) => {
+    allowOnly(v, []);
+    const { resealed, databaseKeyRemoved } = await webhooks.resealSecrets();
+    return {
+      json: { resealed, database_key_removed: databaseKeyRemoved },
+      text: `re-sealed ${resealed} webhook secret(s) with the current key${databaseKeyRemoved ? '; removed the key kept in the database' : ''}`,
+    };
+  },
   // PRODUCT part 14: a one-time link into the business's dashboard.
-  'login-link': async (v, _businesses, runtime) => {
+  'login-link': async (v, _services, runtime) => {
     allowOnly(v, ['business']);
     const auth = new DashboardAuth({
       db: runtime.store.db,
@@ -199,9 +220,7 @@ const BULK_COMMANDS: Record<string, BulkCommand> = {
     const business = await services.businesses.get(required(v, 'business'));
     const write = io.write ?? ((chunk: string) => io.out(chunk.replace(/\r\n$/, '')));
     let rows = -1;
-    for await (const chunk of services.bulk.exportCsv(business, {
-      ...(status !== undefined && { status: status as (typeof TRANSACTION_STATUS_FILTERS)[number] }),
-    })) {
+    for await (const chunk of services.bulk.exportCsv(business, { ...(status !== undefined && { status }) })) {
       await write(chunk);
       rows += chunk.split('\r\n').length - 1;
       progressBar(io, rows);
@@ -269,7 +288,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const result = bulkCommand
       ? await bulkCommand(values, runtime.services, io)
-      : await (command as Command)(values, runtime.services.businesses, runtime);
+      : await (command as Command)(values, runtime.services, runtime);
     if (result) io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -154,7 +154,7 @@ export async function signedInRoutes(app: App) {
 
   app.post('/developers/keys', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    const newKey = await businesses.issueKey(v.business.id);
+    const newKey = await businesses.issueKey(v.business.id, 'dashboard');
     // Shown once, in this response only (never in a redirect's URL).
     return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newKey })));
   });

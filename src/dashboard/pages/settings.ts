@@ -24,7 +24,14 @@ export function renderSettings(
 }
 
 export interface DevelopersData {
-  keys: Array<{ id: string; prefix: string; created_at: string; revoked_at: string | null }>;
+  keys: Array<{
+    id: string;
+    prefix: string;
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+    source: string;
+  }>;
   newKey?: string | undefined;
   endpoints: Array<EndpointView & { deliveries: DeliveryView[] }>;
   newSecret?: string | undefined;
@@ -40,7 +47,7 @@ export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome[
 ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
 <ul class="list">${d.keys.map(
     (k) =>
-      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${v.instant(k.created_at)}${k.revoked_at ? html` · ${t('developers.revoked')} ${v.instant(k.revoked_at)}` : ''}</span></span>${
+      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${k.source} · ${v.instant(k.created_at)} · ${t('developers.last_used')} ${k.last_used_at ? v.instant(k.last_used_at) : t('developers.never')}${k.revoked_at ? html` · ${t('developers.revoked')} ${v.instant(k.revoked_at)}` : ''}</span></span>${
         k.revoked_at ? '' : post(`/dashboard/developers/keys/${k.id}/revoke`, t('developers.revoke'), 'danger')
       }</li>`,
   )}</ul>

@@ -830,6 +830,33 @@ describe('page weight', () => {
   });
 });
 
+describe('odd input (PRODUCT part 16)', () => {
+  it('control characters in searches and forms are a 400 naming the field, never a 500, and change nothing', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    for (const url of ['/dashboard/dues?q=ab%00cd', '/dashboard/contacts?q=ab%07cd']) {
+      const res = await client.get(url);
+      expect(res.status, url).toBe(400);
+      expect(res.text, url).toContain('q must not contain control characters');
+    }
+    const due = await client.submit('/dashboard/dues/new', '/dashboard/dues', {
+      contact_name: 'Ravi\u0000Kumar',
+      amount: '100',
+      due_date: '2026-03-20',
+    });
+    expect(due.status).toBe(400);
+    expect(due.text).toContain('contact_name must not contain control characters');
+    const hook = await client.submit('/dashboard/developers', '/dashboard/developers/webhooks', {
+      url: 'https://example.com/\u0000',
+    });
+    expect(hook.status).toBe(400);
+    const upi = await client.submit('/dashboard/settings', '/dashboard/settings', { upi_id: 'shop\u0007@okbank' });
+    expect(upi.status).toBe(400);
+    expect((await biz.get('/v1/transactions')).body.total).toBe(0);
+    expect((await biz.get('/v1/webhooks')).body.data).toHaveLength(0);
+  });
+});
+
 describe('bodies the forms never send', () => {
   it('answer 4xx pages and change nothing: JSON, a body over 64 KB', async () => {
     const biz = await h.newBusiness();

@@ -15,7 +15,7 @@ import {
 } from '../transactions/schema.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { formError } from './errors.js';
-import { checkBody, formOnce, optional, rupeesToPaise } from './forms.js';
+import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import {
   DUE_STATUSES,
@@ -102,7 +102,7 @@ export async function duesRoutes(app: App) {
 
   app.get<{ Querystring: Query }>('/dues', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    const q = (request.query.q ?? '').trim().slice(0, 120);
+    const q = searchText(request.query.q);
     const status: DueStatusFilter = (DUE_STATUSES as readonly string[]).includes(request.query.status ?? '')
       ? (request.query.status as DueStatusFilter)
       : 'outstanding';

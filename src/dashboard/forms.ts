@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { validationToAppError, validatorCompiler } from '../http/validation.js';
 import type { IdempotencyKey } from '../idempotency/store.js';
 import { sha256Hex } from '../lib/ids.js';
+import { isCleanText } from '../lib/text.js';
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
 export function parseForm(body: string): Record<string, string> {
@@ -61,4 +62,12 @@ export function formOnce(
   const once = form.once;
   if (once === undefined || !/^[A-Za-z0-9_-]{16,64}$/.test(once)) return undefined;
   return { operation, key: once, requestHash: sha256Hex(JSON.stringify(input)) };
+}
+
+/** A list's search box: trimmed, at most 120 characters, and (PRODUCT part 16) no control characters. */
+export function searchText(value: string | undefined, field = 'q'): string {
+  const text = (value ?? '').trim().slice(0, 120);
+  if (!isCleanText(text))
+    throw errors.invalid(field, `${field} must not contain control characters or unpaired surrogates`);
+  return text;
 }

@@ -2,10 +2,11 @@ import { errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
+import { CreateWebhookBody } from '../webhooks/schema.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { duesRoutes } from './dues-routes.js';
 import { formError } from './errors.js';
-import { optional } from './forms.js';
+import { checkBody, optional, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import { importRoutes } from './import-routes.js';
 import { renderContact, renderContactList } from './pages/contacts.js';
@@ -61,7 +62,7 @@ export async function signedInRoutes(app: App) {
 
   app.get<{ Querystring: Query }>('/contacts', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    const q = (request.query.q ?? '').trim().slice(0, 120);
+    const q = searchText(request.query.q);
     const page = pageNumber(request.query.page);
     const found = await contacts.list(v.business, {
       ...(q.length >= 2 && { search: q }),
@@ -174,7 +175,9 @@ export async function signedInRoutes(app: App) {
     const v = viewOf(request);
     const url = (request.body.url ?? '').trim();
     try {
-      const created = await webhooks.create(v.business, { url, events: [...EVENT_TYPES] });
+      // The /v1 body's schema checks the URL's text (length, control characters) as the API would.
+      const input = checkBody<{ url: string; events: string[] }>(CreateWebhookBody, { url, events: [...EVENT_TYPES] });
+      const created = await webhooks.create(v.business, input);
       return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newSecret: created.secret })));
     } catch (error) {
       const { status, flash } = formError(error);

@@ -655,6 +655,29 @@ describe('home', () => {
     );
     expect(page.text).toContain('Late Buyer');
     expect(page.text).toContain('Very Late Buyer');
+    expect(page.text).not.toContain('Money received that no due took');
+
+    // Money the gateway reported for a settled due is shown, never lost (PRODUCT part 11).
+    const due = (await biz.get('/v1/transactions?status=pending')).body.data[0];
+    await h.store.db
+      .insertInto('gateway_payments')
+      .values({
+        gateway_payment_id: 'pay_<b>29QQoUBi66xm2f',
+        business_id: biz.business.id,
+        transaction_id: due.id,
+        gateway_link_id: null,
+        amount_paise: 10_000,
+        payment_method: 'upi',
+        payment_id: null,
+        unapplied_paise: 10_000,
+        unapplied_reason: 'settled',
+        created_at: '2026-03-10T05:00:00.000Z',
+      })
+      .execute();
+    const withMoney = await client.get('/dashboard');
+    expect(withMoney.text).toContain('Money received that no due took (1)');
+    expect(withMoney.text).toContain('pay_&lt;b&gt;29QQoUBi66xm2f');
+    expect(withMoney.text).toContain('the due was already paid');
   });
 });
 

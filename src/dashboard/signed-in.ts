@@ -24,11 +24,12 @@ export async function signedInRoutes(app: App) {
     const v = viewOf(request);
     const { business } = v;
     const today = transactions.today(business);
-    const [totals, aging, overdue, claims] = await Promise.all([
+    const [totals, aging, overdue, claims, unapplied] = await Promise.all([
       services.summary.get(business),
       services.summary.aging(business),
       transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
       services.claims.listPending(business, { limit: 10, offset: 0 }),
+      services.moneyIn.listUnapplied(business, { limit: 5, offset: 0 }),
     ]);
     return sendPage(
       reply,
@@ -38,6 +39,16 @@ export async function signedInRoutes(app: App) {
         {
           totals,
           aging,
+          unapplied: {
+            total: unapplied.total,
+            rows: unapplied.rows.map((u) => ({
+              transaction_id: u.transaction_id,
+              paise: Number(u.unapplied_paise),
+              reason: u.unapplied_reason ?? 'over_balance',
+              reference: u.gateway_payment_id,
+              created_at: u.created_at,
+            })),
+          },
           overdue: overdue.rows.map((r) => ({
             id: r.id,
             contact_name: r.contact_name,

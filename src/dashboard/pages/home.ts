@@ -9,6 +9,11 @@ export interface HomeData {
   aging: Aging;
   overdue: Array<{ id: string; contact_name: string; due_date: string; balance: number }>;
   overdueTotal: number;
+  /** money the gateway received that no due took (PRODUCT part 11) */
+  unapplied: {
+    total: number;
+    rows: Array<{ transaction_id: string; paise: number; reason: string; reference: string; created_at: string }>;
+  };
   claims: Array<{
     transaction_id: string;
     contact_name: string;
@@ -62,6 +67,14 @@ ${stat(t('home.contacts'), String(d.totals.contactCount))}
         )}</ul>`
   }</section>
 </div>
+${
+  d.unapplied.total > 0
+    ? html`<section class="card" aria-labelledby="unapplied-h"><h2 id="unapplied-h">${t('home.unapplied')} (${d.unapplied.total})</h2><ul class="list">${d.unapplied.rows.map(
+        (u) =>
+          html`<li><span><a href="/dashboard/dues/${u.transaction_id}">${u.reference}</a><br><span class="muted">${t(`unapplied.${u.reason}` as 'unapplied.settled')} · ${v.instant(u.created_at)}</span></span><span class="end">${v.money(u.paise)}</span></li>`,
+      )}</ul></section>`
+    : ''
+}
 <section class="card" aria-labelledby="overdue-h"><h2 id="overdue-h">${t('home.overdue_list')}</h2>${
     d.overdue.length === 0
       ? html`<p class="muted">${t('home.no_overdue')}</p>`

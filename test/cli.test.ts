@@ -142,6 +142,23 @@ describe('admin CLI', () => {
     expect((await cli('key', 'revoke', '--key', created.api_key, '--json')).code).toBe(2);
   });
 
+  it('login-link --json prints a one-time dashboard link (PRODUCT part 14)', async () => {
+    const biz = await h.newBusiness();
+    const res = await cli('login-link', '--business', biz.business.id, '--json');
+    expect(res.code, res.stderr).toBe(0);
+    const { url } = singleJson(res.stdout);
+    expect(url).toMatch(/\/dashboard\/login\/[A-Za-z0-9_-]{32}$/);
+    const path = new URL(url).pathname;
+    const first = await h.request('GET', path);
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/dashboard');
+    expect((await h.request('GET', path)).status).toBe(404);
+
+    const unknown = await cli('login-link', '--business', '0190a0a0-0000-7000-8000-000000000000', '--json');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('business not found');
+  });
+
   it('business set changes plan, expiry, reminders pause and UPI id', async () => {
     const created = singleJson(
       (await cli('business', 'create', '--name', 'Settable', '--phone', uniquePhone(), '--json')).stdout,

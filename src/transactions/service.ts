@@ -14,7 +14,7 @@ import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import { insertDues } from './new-due.js';
-import { type PaymentInput, type RecordedPayment, recordPaymentIn } from './payments.js';
+import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
 import type {
   CreateTransactionInput,
@@ -342,7 +342,12 @@ export class TransactionService {
    * mark-paid (PRODUCT part 10): one payment of the whole balance. The due is locked first, so of
    * many concurrent calls exactly one settles it (one transaction.paid); the rest get 409.
    */
-  async markPaid(business: BusinessRow, id: string, input: MarkPaidInput): Promise<repo.TransactionView> {
+  async markPaid(
+    business: BusinessRow,
+    id: string,
+    input: MarkPaidInput,
+    source: PaymentSource = 'api',
+  ): Promise<repo.TransactionView> {
     return this.deps.db.transaction().execute(async (trx) => {
       const current = await repo.lockTransaction(trx, business.id, id);
       if (!current) throw errors.notFound('transaction');
@@ -352,7 +357,7 @@ export class TransactionService {
         trx,
         business,
         id,
-        { amountPaise: balanceOf(current), utr: input.utr, paymentMethod: input.payment_method, source: 'api' },
+        { amountPaise: balanceOf(current), utr: input.utr, paymentMethod: input.payment_method, source },
         this.deps.clock.now(),
       );
       return paid.transaction;

@@ -22,7 +22,7 @@ import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
-import { Summary } from './summary/schema.js';
+import { Aging, Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
 import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
@@ -76,6 +76,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ErrorBody,
     Business,
     Summary,
+    Aging,
     ...contactSchemas,
     ...transactionSchemas,
     ...webhookSchemas,

@@ -10,6 +10,12 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly pgPoolMax: number;
+  /** PostgreSQL: longest a statement may run before the server cancels it (0: no limit). */
+  readonly pgStatementTimeoutMs: number;
+  /** SQLite: threads with read-only connections that run the list reads (0: on the main connection). */
+  readonly readThreads: number;
+  /** Long reads (lists) one business may run at once per process; 0: derived from the threads or pool. */
+  readonly readsPerBusiness: number;
   readonly redisUrl: string | undefined;
   readonly publicBaseUrl: string;
   readonly rateLimitPerMinute: number;
@@ -145,6 +151,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
+    pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    readThreads: int(env, 'READ_THREADS', 2, 0, 64),
+    readsPerBusiness: int(env, 'READS_PER_BUSINESS', 0, 0, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     publicBaseUrl,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 30, 1, 100_000_000),

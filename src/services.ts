@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
 import { IdempotencyStore } from './idempotency/store.js';
+import { BusinessGate } from './lib/business-gate.js';
 import type { Clock } from './lib/clock.js';
 import { createGateway } from './payments-gateway/index.js';
 import type { PaymentsGateway } from './payments-gateway/port.js';
@@ -45,6 +46,9 @@ export interface Services {
   pages: CacheNamespace<string> | undefined;
 }
 
+/** A business's list reads that wait for one of its running ones to end; more are answered 429. */
+const READS_QUEUED_PER_BUSINESS = 32;
+
 /** The rules of the service, shared by the HTTP app, the workers and the admin CLI. */
 export function createServices(deps: {
   store: Store;
@@ -68,7 +72,12 @@ export function createServices(deps: {
     dataDir: config.dataDir,
   });
   const idempotency = new IdempotencyStore({ db, clock, storeKind: deps.store.kind });
-  const contacts = new ContactService({ db, clock, idempotency });
+  // The lists run on the store's read threads (SQLite) and at most readsPerBusiness at once per business.
+  const reads = {
+    db: deps.store.reads,
+    gate: new BusinessGate(deps.store.readsPerBusiness, READS_QUEUED_PER_BUSINESS),
+  };
+  const contacts = new ContactService({ db, clock, idempotency, reads });
   const businesses = new BusinessService({
     db,
     clock,
@@ -78,7 +87,7 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
-  const transactions = new TransactionService({ db, clock, contacts, idempotency });
+  const transactions = new TransactionService({ db, clock, contacts, idempotency, reads });
   const summary = new SummaryService({ db, clock });
   const reminders = new ReminderService({
     db,

@@ -193,7 +193,8 @@ describe('reminders over WhatsApp', () => {
     const tz = 'Asia/Kolkata';
     h.clock.set('2012-06-01T06:30:00.000Z');
     const signal = new AbortController().signal;
-    const biz = await h.newBusiness();
+    // One step per due (on its date), so that each due has exactly one automatic reminder.
+    const biz = await h.newBusiness({ reminderSteps: '0' });
     const job = { runOnce: () => h.services.reminders.runDue(signal, { businessId: biz.business.id }) };
     const first = await newDue(biz, '2012-06-05');
     const second = await newDue(biz, '2012-06-06');

@@ -51,13 +51,16 @@ describe('admin CLI', () => {
         created_at: expect.any(String),
         upi_id: null,
         reminders_paused: false,
+        reminder_steps: '-3,0,7,30',
       },
       api_key: expect.stringMatching(/^rk_live_[A-Za-z0-9_-]{32,}$/),
     });
     const res2 = await me(out.api_key);
     expect(res2.status).toBe(200);
     expect(res2.body.data).toEqual(
-      Object.fromEntries(Object.entries(out.business).filter(([k]) => k !== 'upi_id' && k !== 'reminders_paused')),
+      Object.fromEntries(
+        Object.entries(out.business).filter(([k]) => !['upi_id', 'reminders_paused', 'reminder_steps'].includes(k)),
+      ),
     );
   });
 
@@ -171,15 +174,24 @@ describe('admin CLI', () => {
       'shop@okaxis',
       '--plan-expires-at',
       '2099-01-01T00:00:00Z',
+      '--reminder-steps',
+      '-5,0,14, 45',
       '--json',
     );
     expect(more.code, more.stderr).toBe(0);
-    expect(singleJson(more.stdout).business).toMatchObject({ reminders_paused: true, upi_id: 'shop@okaxis' });
+    expect(singleJson(more.stdout).business).toMatchObject({
+      reminders_paused: true,
+      upi_id: 'shop@okaxis',
+      reminder_steps: '-5,0,14,45',
+    });
     expect((await me(created.api_key)).status).toBe(200);
     for (const args of [
       ['--reminders-paused', 'maybe'],
       ['--upi-id', 'not a vpa'],
       ['--plan-expires-at', 'soon'],
+      ['--reminder-steps', '0,-3'],
+      ['--reminder-steps', '-3,x'],
+      ['--reminder-steps', ''],
       [],
     ]) {
       const bad = await cli('business', 'set', '--business', id, ...args, '--json');

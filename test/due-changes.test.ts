@@ -33,7 +33,9 @@ describe('PATCH /v1/transactions/{id}', () => {
       updated_at: later,
       status: 'pending',
     });
-    expect((await biz.get(`/v1/transactions/${d.id}`)).body.data).toEqual(res.body.data);
+    const { reminders, ...read } = (await biz.get(`/v1/transactions/${d.id}`)).body.data;
+    expect(read).toEqual(res.body.data);
+    expect(reminders).toHaveLength(4);
     const summary = await summaryOf(biz);
     expect(summary.pending).toEqual({ count: 1, paise: 15_000 });
     expect(summary.total_outstanding_paise).toBe(15_000);
@@ -85,27 +87,31 @@ describe('PATCH /v1/transactions/{id}', () => {
     expect((await biz.get('/v1/transactions?status=pending')).body.total).toBe(1);
   });
 
-  it('reschedules the automatic reminder to the new date, and cancels it while paused', async () => {
+  it('reschedules the reminder sequence to the new date, and cancels it while paused', async () => {
     const biz = await h.newBusiness();
     const d = await newDue(biz);
-    await biz.patch(`/v1/transactions/${d.id}`, { due_date: '2026-12-05' });
-    expect(await remindersOf(h, d.id)).toEqual([
-      expect.objectContaining({
-        status: 'cancelled',
-        reason: 'rescheduled',
-        scheduled_for: '2026-12-01T04:30:00.000Z',
-      }),
-      expect.objectContaining({ status: 'scheduled', scheduled_for: '2026-12-05T04:30:00.000Z' }),
+    const at = (date: string) => `${date}T04:30:00.000Z`; // 10:00 in Kolkata
+    const steps = async () => (await biz.get(`/v1/transactions/${d.id}`)).body.data.reminders;
+    expect(await steps()).toEqual([
+      { template: 'reminder_upcoming', scheduled_for: at('2026-11-28'), status: 'scheduled', reason: null },
+      { template: 'reminder_due_today', scheduled_for: at('2026-12-01'), status: 'scheduled', reason: null },
+      { template: 'reminder_overdue_week', scheduled_for: at('2026-12-08'), status: 'scheduled', reason: null },
+      { template: 'reminder_final', scheduled_for: at('2026-12-31'), status: 'scheduled', reason: null },
     ]);
+    await biz.patch(`/v1/transactions/${d.id}`, { due_date: '2026-12-05' });
+    const moved = [
+      { template: 'reminder_upcoming', scheduled_for: at('2026-12-02'), status: 'scheduled', reason: null },
+      { template: 'reminder_due_today', scheduled_for: at('2026-12-05'), status: 'scheduled', reason: null },
+      { template: 'reminder_overdue_week', scheduled_for: at('2026-12-12'), status: 'scheduled', reason: null },
+      { template: 'reminder_final', scheduled_for: at('2027-01-04'), status: 'scheduled', reason: null },
+    ];
+    expect(await steps()).toEqual(moved);
     const paused = await biz.patch(`/v1/transactions/${d.id}`, { reminders_paused: true });
     expect(paused.body.data.reminders_paused).toBe(true);
-    const reminders = await remindersOf(h, d.id);
-    expect(reminders.filter((r) => r.status === 'scheduled')).toHaveLength(0);
-    expect(reminders.at(-1)).toMatchObject({ status: 'cancelled', reason: 'paused' });
+    expect(await steps()).toEqual(moved.map((s) => ({ ...s, status: 'cancelled', reason: 'paused' })));
     await biz.patch(`/v1/transactions/${d.id}`, { reminders_paused: false });
-    expect((await remindersOf(h, d.id)).filter((r) => r.status === 'scheduled')).toEqual([
-      expect.objectContaining({ scheduled_for: '2026-12-05T04:30:00.000Z' }),
-    ]);
+    expect(await steps()).toEqual(moved);
+    expect(await remindersOf(h, d.id)).toHaveLength(4);
   });
 
   it.each([
@@ -193,7 +199,9 @@ describe('DELETE /v1/transactions/{id}', () => {
     expect((await biz.get(`/legacy/v1/transactions/${d.id}`)).status).toBe(404);
     expect((await biz.get('/legacy/v1/transactions')).body.data).toHaveLength(1);
     expect((await biz.get(`/legacy/v1/contacts/${d.contact_id}`)).body.outstandingPaise).toBe(3000);
-    expect(await remindersOf(h, d.id)).toEqual([expect.objectContaining({ status: 'cancelled', reason: 'deleted' })]);
+    const reminders = await remindersOf(h, d.id);
+    expect(reminders).toHaveLength(4);
+    for (const r of reminders) expect(r).toMatchObject({ status: 'cancelled', reason: 'deleted' });
     expect((await biz.post(`/v1/transactions/${d.id}/remind`, {})).status).toBe(404);
 
     const events = await eventsOf(h, biz.business.id, 'transaction.deleted');

@@ -44,7 +44,7 @@ describe('POST /v1/transactions/{id}/payments', () => {
       utr: null,
       updated_at: at,
     });
-    expect((await biz.get(`/v1/transactions/${d.id}`)).body.data).toEqual(res.body.data.transaction);
+    expect((await biz.get(`/v1/transactions/${d.id}`)).body.data).toMatchObject(res.body.data.transaction);
     const summary = await summaryOf(biz);
     expect(summary).toMatchObject({
       pending: { count: 1, paise: 100_000 },
@@ -116,7 +116,9 @@ describe('POST /v1/transactions/{id}/payments', () => {
     const biz = await h.newBusiness();
     const d = await newDue(biz);
     await biz.post(`/v1/transactions/${d.id}/payments`, { amount_paise: 10_000 });
-    expect(await remindersOf(h, d.id)).toEqual([expect.objectContaining({ status: 'cancelled', reason: 'paid' })]);
+    const reminders = await remindersOf(h, d.id);
+    expect(reminders).toHaveLength(4);
+    for (const r of reminders) expect(r).toMatchObject({ status: 'cancelled', reason: 'paid' });
   });
 
   it('answers 400 naming amount_paise for more than the balance, and changes nothing', async () => {

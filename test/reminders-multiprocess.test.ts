@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openStore, type Store } from '../src/db/store.js';
 import { ManualClock } from '../src/lib/clock.js';
-import { instantAt, localParts } from '../src/lib/dates.js';
+import { addDays, instantAt, localParts } from '../src/lib/dates.js';
 import { createServices } from '../src/services.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
 import { createTestDatabase, STORE } from './helpers/harness.js';
 
 /**
- * PRODUCT part 1: several worker processes on one PostgreSQL database never send one reminder
- * twice. Two real `src/worker.ts` processes (system clock, WhatsApp channel pointed at a local
+ * PRODUCT parts 1 and 13: several worker processes on one PostgreSQL database never send one
+ * reminder (one step of a due's sequence) twice, and a step whose next step has come is skipped. Two real `src/worker.ts` processes (system clock, WhatsApp channel pointed at a local
  * fake Graph API) share the file's private database.
  */
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -53,12 +53,15 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
     await graph?.close();
   });
 
-  it('two worker processes send each due reminder exactly once', { timeout: 150_000 }, async () => {
+  it('two worker processes send each due step exactly once, skipping steps overtaken', {
+    timeout: 150_000,
+  }, async () => {
     const now = new Date();
     const zone = afternoonZone(now);
     const today = localParts(zone, now).date;
-    // The dues are created "at 09:00 today" so that each gets its 10:00 reminder, already due.
-    const clock = new ManualClock(instantAt(zone, today, 9, 0));
+    // The dues are created "at 09:00 yesterday" with a two-step sequence, yesterday and today at
+    // 10:00: both steps have come due, and only today's may go (yesterday's is overtaken).
+    const clock = new ManualClock(instantAt(zone, addDays(today, -1), 9, 0));
     const services = createServices({
       store,
       clock,
@@ -68,6 +71,7 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
       name: 'Multi Worker Traders',
       phone: '+91 99999 00001',
       timezone: zone,
+      reminderSteps: '-1,0',
     });
     const dues = [];
     for (let i = 0; i < DUES; i++) {
@@ -89,7 +93,7 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
       });
     }
     const scheduled = await store.db.selectFrom('reminders').select('id').where('status', '=', 'scheduled').execute();
-    expect(scheduled).toHaveLength(DUES + 2);
+    expect(scheduled).toHaveLength(2 * (DUES + 2));
 
     const env = {
       ...process.env,
@@ -127,7 +131,8 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
       const rows = await store.db.selectFrom('reminders').select('status').execute();
       const sent = rows.filter((r) => r.status === 'sent').length;
       const waiting = rows.filter((r) => r.status === 'scheduled' || r.status === 'sending').length;
-      if (sent === DUES + 1 && waiting === 1) {
+      const skipped = rows.filter((r) => r.status === 'cancelled').length;
+      if (sent === DUES + 1 && waiting === 1 && skipped === DUES + 2) {
         settled = true;
         break;
       }

@@ -8,6 +8,8 @@ import { type Harness, startHarness, type TestBusiness } from './helpers/harness
 
 const HOUR = 60 * 60 * 1000;
 const TZ = 'Asia/Kolkata';
+/** These tests look at part 6's single reminder on the due date: a sequence of that one step. */
+const ONE_STEP = { reminderSteps: '0' };
 
 let h: Harness;
 let channel: LogChannel;
@@ -83,13 +85,13 @@ async function sentEvents(businessId: string) {
 describe('automatic reminders', () => {
   it('schedules 10:00 local on the due date and sends it then, not before', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-03');
     const scheduled = await automaticOf(due.id);
     expect(scheduled).toMatchObject({
       status: 'scheduled',
       scheduled_for: instantAt(TZ, '2011-05-03', 10, 0).toISOString(),
-      template: null,
+      template: 'reminder_due_today',
     });
     expect(scheduled.scheduled_for).toBe('2011-05-03T04:30:00.000Z');
 
@@ -133,14 +135,14 @@ describe('automatic reminders', () => {
 
   it('uses the business time zone for 10:00', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness({ timezone: 'America/Los_Angeles' });
+    const biz = await h.newBusiness({ ...ONE_STEP, timezone: 'America/Los_Angeles' });
     const due = await newDue(biz, '2011-05-03');
     expect((await automaticOf(due.id)).scheduled_for).toBe('2011-05-03T17:00:00.000Z');
   });
 
   it('schedules nothing when 10:00 on the due date has already passed', async () => {
     h.clock.set('2011-05-01T04:30:00.000Z'); // 10:00 in Kolkata on the 1st
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const today = await newDue(biz, '2011-05-01');
     const past = await newDue(biz, '2011-04-01');
     expect(await remindersOf(today.id)).toEqual([]);
@@ -152,7 +154,7 @@ describe('automatic reminders', () => {
 
   it('cancels the reminder when the due is paid', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-04');
     expect((await biz.post(`/v1/transactions/${due.id}/mark-paid`, {})).status).toBe(200);
     expect(await automaticOf(due.id)).toMatchObject({ status: 'cancelled', reason: 'paid' });
@@ -163,9 +165,9 @@ describe('automatic reminders', () => {
     expect(await sentEvents(biz.business.id)).toEqual([]);
   });
 
-  it('moves a reminder held back by quiet hours to the next 09:00 local, with the template of that day', async () => {
+  it("moves a reminder held back by quiet hours to the next 09:00 local, keeping its step's template", async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-05');
     // The worker was down all day and comes back at 22:00 local.
     h.clock.set('2011-05-05T16:30:00.000Z');
@@ -180,12 +182,12 @@ describe('automatic reminders', () => {
 
     h.clock.set(instantAt(TZ, '2011-05-06', 9, 0));
     await runScheduler(biz);
-    expect(await automaticOf(due.id)).toMatchObject({ status: 'sent', template: 'reminder_overdue_week' });
+    expect(await automaticOf(due.id)).toMatchObject({ status: 'sent', template: 'reminder_due_today' });
   });
 
   it('moves a reminder held back by quiet hours before 09:00 to 09:00 the same day', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-05');
     await h.store.db
       .updateTable('reminders')
@@ -199,7 +201,7 @@ describe('automatic reminders', () => {
 
   it('moves a reminder held back by the cooldown to 24 hours after the contact last reminder', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-06');
     h.clock.set('2011-05-06T04:00:00.000Z'); // 09:30 local: a manual reminder first
     expect((await biz.post(`/v1/transactions/${due.id}/remind`, {})).body.data).toMatchObject({ sent: true });
@@ -213,13 +215,13 @@ describe('automatic reminders', () => {
     });
     h.clock.set('2011-05-07T04:00:00.000Z');
     await runScheduler(biz);
-    expect(await automaticOf(due.id)).toMatchObject({ status: 'sent', template: 'reminder_overdue_week' });
+    expect(await automaticOf(due.id)).toMatchObject({ status: 'sent', template: 'reminder_due_today' });
     expect((await biz.get(`/v1/transactions/${due.id}`)).body.data.reminder_count).toBe(2);
   });
 
   it('moves a reminder held back by the weekly cap to when the oldest reminder leaves the window', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-07');
     for (const day of ['2011-05-04', '2011-05-05', '2011-05-06']) {
       h.clock.set(instantAt(TZ, day, 9, 0));
@@ -239,14 +241,14 @@ describe('automatic reminders', () => {
 
   it('cancels a reminder for an opted-out phone, a contact without phone, or a paused business', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const optedOut = await newDue(biz, '2011-05-08');
     const noPhone = await newDue(biz, '2011-05-08', { contact_phone: undefined });
     await h.services.chatInbound.handle({
       messages: [{ id: `wamid.${optedOut.id}`, from: optedOut.contact_phone, text: 'STOP' }],
       statuses: [],
     });
-    const paused = await h.newBusiness();
+    const paused = await h.newBusiness(ONE_STEP);
     const pausedDue = await newDue(paused, '2011-05-08');
     await h.services.businesses.update(paused.business.id, { remindersPaused: true });
 
@@ -267,7 +269,7 @@ describe('automatic reminders', () => {
 
   it('sends one of two same-day reminders to a contact and moves the other by the cooldown', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const phone = freshPhone();
     const a = await newDue(biz, '2011-05-09', { contact_name: 'Meera Das', contact_phone: phone });
     const b = await newDue(biz, '2011-05-09', { contact_name: 'Meera Das' });
@@ -282,7 +284,7 @@ describe('automatic reminders', () => {
 
   it('takes over a reminder whose sender crashed once its lease is over, and sends it once', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-10');
     const at = instantAt(TZ, '2011-05-10', 10, 0);
     // A worker claimed the reminder and marked it sending, then died before recording the send.
@@ -310,7 +312,7 @@ describe('automatic reminders', () => {
 
   it('sends a late reminder for a due the overdue sweeper has moved, leaving the totals exact', async () => {
     h.clock.set('2011-05-01T03:30:00.000Z');
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-05-02');
     h.clock.set(instantAt(TZ, '2011-05-03', 9, 30));
     expect(await overdueSweeper({ db: h.store.db, clock: h.clock }).runOnce(signal)).toBeGreaterThanOrEqual(1);
@@ -318,7 +320,7 @@ describe('automatic reminders', () => {
     expect(stored).toEqual([{ status: 'overdue' }]);
 
     await runScheduler(biz);
-    expect(await automaticOf(due.id)).toMatchObject({ status: 'sent', template: 'reminder_overdue_week' });
+    expect(await automaticOf(due.id)).toMatchObject({ status: 'sent', template: 'reminder_due_today' });
     const after = await biz.get(`/v1/transactions/${due.id}`);
     expect(after.body.data).toMatchObject({ status: 'overdue', reminder_count: 1 });
     const summary = (await biz.get('/v1/summary')).body.data;
@@ -334,7 +336,7 @@ describe('reminder-scheduler job', () => {
     h.clock.set('2011-01-01T03:30:00.000Z');
     const metrics = createMetrics();
     const job = reminderScheduler({ reminders: h.services.reminders, metrics });
-    const biz = await h.newBusiness();
+    const biz = await h.newBusiness(ONE_STEP);
     const due = await newDue(biz, '2011-01-02');
     const late = await newDue(biz, '2011-01-02');
     await h.store.db
@@ -351,6 +353,6 @@ describe('reminder-scheduler job', () => {
     const text = await metrics.registry.metrics();
     expect(text).toContain('reminders_total{outcome="quiet_hours"} 2');
     expect(text).toContain('reminders_total{outcome="sent"} 2');
-    expect(await automaticOf(late.id)).toMatchObject({ status: 'sent', template: 'reminder_overdue_week' });
+    expect(await automaticOf(late.id)).toMatchObject({ status: 'sent', template: 'reminder_due_today' });
   });
 });

@@ -47,6 +47,7 @@ describe('POST /v1/transactions', () => {
         recurrence: null,
         series_id: null,
         reminders_paused: false,
+        promise: null,
         amount_paid_paise: 0,
         balance_paise: 123_450,
         deleted_at: null,
@@ -180,12 +181,19 @@ describe('POST /v1/transactions', () => {
 });
 
 describe('GET /v1/transactions/{id}', () => {
-  it('returns the due', async () => {
+  it('returns the due with the steps of its reminder sequence', async () => {
     const biz = await h.newBusiness();
     const created = await due(biz, { contact_name: 'Getter' });
     const res = await biz.get(`/v1/transactions/${created.body.data.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: created.body.data });
+    const { reminders, ...read } = res.body.data;
+    expect(read).toEqual(created.body.data);
+    expect(reminders.map((r: { template: string }) => r.template)).toEqual([
+      'reminder_upcoming',
+      'reminder_due_today',
+      'reminder_overdue_week',
+      'reminder_final',
+    ]);
   });
 
   it('accepts an id in upper case', async () => {

@@ -22,5 +22,6 @@ export function presentBusinessForOperator(row: BusinessRow) {
     ...presentBusiness(row),
     upi_id: row.upi_id,
     reminders_paused: row.reminders_paused === 1,
+    reminder_steps: row.reminder_steps,
   };
 }

@@ -1,7 +1,8 @@
+import type { Selectable } from 'kysely';
 import { precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor } from '../db/schema.js';
 
-export type BusinessRow = BusinessTable;
+export type BusinessRow = Selectable<BusinessTable>;
 
 export function insertBusiness(db: Executor, row: BusinessRow) {
   return db.insertInto('businesses').values(row).execute();

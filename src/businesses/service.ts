@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
 import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
+import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import * as repo from './repository.js';
 import { API_PLAN, PLANS, type Plan } from './schema.js';
 
@@ -16,12 +17,15 @@ export interface CreateBusinessInput {
   country?: string;
   language?: string;
   timezone?: string;
+  /** the reminder sequence's offsets, e.g. "-3,0,7,30" (PRODUCT part 13) */
+  reminderSteps?: string;
 }
 
 export interface UpdateBusinessInput {
   plan?: string;
   planExpiresAt?: string;
   remindersPaused?: boolean;
+  reminderSteps?: string;
   upiId?: string | null;
 }
 
@@ -40,6 +44,13 @@ export function hashApiKey(key: string): string {
 
 function newApiKey(): string {
   return KEY_PREFIX + randomToken(30);
+}
+
+/** Stored as written canonically ("-3,0,7,30"); dues created from now on follow it. */
+function checkReminderSteps(text: string): string {
+  const steps = parseReminderSteps(text);
+  if (steps === null) throw errors.invalid('reminder_steps', `reminder_steps must be ${REMINDER_STEPS_RULE}`);
+  return steps.join(',');
 }
 
 function checkPlan(plan: string): Plan {
@@ -108,6 +119,7 @@ export class BusinessService {
       country,
       upi_id: null,
       reminders_paused: 0,
+      reminder_steps: checkReminderSteps(input.reminderSteps ?? DEFAULT_REMINDER_STEPS),
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
@@ -135,6 +147,7 @@ export class BusinessService {
       patch.plan_expires_at = new Date(at).toISOString();
     }
     if (input.remindersPaused !== undefined) patch.reminders_paused = input.remindersPaused ? 1 : 0;
+    if (input.reminderSteps !== undefined) patch.reminder_steps = checkReminderSteps(input.reminderSteps);
     if (input.upiId !== undefined) {
       if (input.upiId !== null && !/^[a-zA-Z0-9._-]{2,256}@[a-zA-Z][a-zA-Z0-9.-]{1,63}$/.test(input.upiId)) {
         throw errors.invalid('upi_id', 'upi_id must be a UPI id such as shop@okbank');

@@ -12,7 +12,11 @@ import { Claim, ClaimParams, ConfirmClaimBody, EmptyBody } from './schema.js';
 export async function claimRoutes(app: App) {
   const { claims, transactions } = app.deps.services;
   const { publicBaseUrl } = app.deps.config;
-  const ctx = (request: FastifyRequest) => ({ today: transactions.today(request.auth.business), publicBaseUrl });
+  const ctx = (request: FastifyRequest) => ({
+    today: transactions.today(request.auth.business),
+    publicBaseUrl,
+    timezone: request.auth.business.timezone,
+  });
 
   app.get(
     '/transactions/:id/claims',

@@ -14,7 +14,7 @@ const USAGE = `usage: npm run -s cli -- <command> [options] [--json]
 commands:
   business create --name N --phone P [--plan business] [--currency INR] [--country IN]
                   [--language en] [--timezone Asia/Kolkata]
-  business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false]
+  business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false] [--reminder-steps "-3,0,7,30"]
                [--upi-id VPA]
   key issue --business ID
   key revoke --key KEY`;
@@ -34,6 +34,7 @@ const OPTIONS = {
   business: { type: 'string' },
   'plan-expires-at': { type: 'string' },
   'reminders-paused': { type: 'string' },
+  'reminder-steps': { type: 'string' },
   'upi-id': { type: 'string' },
   key: { type: 'string' },
 } as const;
@@ -74,7 +75,7 @@ const COMMANDS: Record<string, Command> = {
     };
   },
   'business set': async (v, businesses) => {
-    allowOnly(v, ['business', 'plan', 'plan-expires-at', 'reminders-paused', 'upi-id']);
+    allowOnly(v, ['business', 'plan', 'plan-expires-at', 'reminders-paused', 'reminder-steps', 'upi-id']);
     const id = required(v, 'business');
     const paused = v['reminders-paused'];
     if (paused !== undefined && paused !== 'true' && paused !== 'false') {
@@ -84,10 +85,11 @@ const COMMANDS: Record<string, Command> = {
       v.plan === undefined &&
       v['plan-expires-at'] === undefined &&
       paused === undefined &&
+      v['reminder-steps'] === undefined &&
       v['upi-id'] === undefined
     ) {
       throw new UsageError(
-        'business set needs at least one of --plan, --plan-expires-at, --reminders-paused, --upi-id',
+        'business set needs at least one of --plan, --plan-expires-at, --reminders-paused, --reminder-steps, --upi-id',
       );
     }
     const business = await businesses.update(id, {
@@ -96,6 +98,7 @@ const COMMANDS: Record<string, Command> = {
         planExpiresAt: v['plan-expires-at'],
       }),
       ...(paused !== undefined && { remindersPaused: paused === 'true' }),
+      ...(v['reminder-steps'] !== undefined && { reminderSteps: v['reminder-steps'] }),
       ...(v['upi-id'] !== undefined && {
         upiId: v['upi-id'] === '' ? null : v['upi-id'],
       }),
@@ -133,7 +136,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinDashValues(argv),
       options: OPTIONS,
       allowPositionals: true,
       strict: true,
@@ -180,4 +183,21 @@ function report(error: unknown, json: boolean, io: CliIo): number {
   }
   io.err(usage ? `error: ${message}\n\n${USAGE}` : `error: ${message}`);
   return usage ? 2 : 1;
+}
+
+/**
+ * `--reminder-steps "-3,0,7,30"` (PRODUCT part 13): the value starts with a dash, which parseArgs
+ * takes for an option; joined into `--reminder-steps=-3,0,7,30` it is read as the value.
+ */
+function joinDashValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (arg === '--reminder-steps' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }

@@ -21,5 +21,6 @@ export function presentContactWithBalances(row: ContactRow, s: ContactStanding):
     pending_count: s.pendingCount,
     overdue_count: s.overdueCount,
     total_transactions: s.totalTransactions,
+    reminders_paused: row.reminders_paused === 1,
   };
 }

@@ -1,18 +1,10 @@
-import { sql } from 'kysely';
-import { isPostgres, precompiled } from '../db/precompiled.js';
+import { type Selectable, sql } from 'kysely';
+import { isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
-export type ContactRow = ContactTable;
-
-/**
- * `open >= 0` (not deleted) written `+open` so that no index is sought for it: SQLite, which keeps
- * no statistics, otherwise walks the business's (business_id, open, ...) index, every due of the
- * business, instead of the contact's (business_id, contact_id, ...) entries (72 ms instead of
- * well under one for a contact at 20,000 dues).
- */
-const notDeletedByContact = sql<number>`+${sql.ref('open')}`;
+export type ContactRow = Selectable<ContactTable>;
 
 const findContactQuery = precompiled<{ businessId: string; id: string }, ContactRow>((db, arg) =>
   db.selectFrom('contacts').selectAll().where('business_id', '=', arg('businessId')).where('id', '=', arg('id')),
@@ -46,7 +38,7 @@ export function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'updated_at'>>,
+  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'updated_at'>>,
 ) {
   return db
     .updateTable('contacts')
@@ -97,8 +89,44 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   return q;
 }
 
-export function listContacts(db: Executor, businessId: string, filter: ContactFilter, limit: number, offset: number) {
+/** Where a page starts (PRODUCT part 17): the list's order keys of the row given as `starting_after`. */
+export interface ContactPosition {
+  created_at: string;
+  id: string;
+}
+
+export function findContactPosition(
+  db: Executor,
+  businessId: string,
+  id: string,
+): Promise<ContactPosition | undefined> {
+  return db
+    .selectFrom('contacts')
+    .select(['created_at', 'id'])
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A page of contacts, newest first: `offset` rows skipped, or those following `after` (a cursor). */
+export function listContacts(
+  db: Executor,
+  businessId: string,
+  filter: ContactFilter,
+  limit: number,
+  offset: number,
+  after?: ContactPosition,
+) {
   return filtered(db, businessId, filter)
+    .$if(after !== undefined, (q) =>
+      q.where((eb) =>
+        eb(
+          eb.refTuple('contacts.created_at', 'contacts.id'),
+          '<',
+          eb.tuple((after as ContactPosition).created_at, (after as ContactPosition).id),
+        ),
+      ),
+    )
     .selectAll('contacts')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -129,23 +157,29 @@ export interface ContactBalanceRow {
  * before `today`, whatever its stored status.
  */
 export function contactBalances(db: Executor, businessId: string, contactIds: string[], today: string) {
-  return db
-    .selectFrom('transactions')
-    .select([
-      'contact_id',
-      sql<number>`count(*)`.as('total_transactions'),
-      sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
-        'outstanding_paise',
-      ),
-      sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),
-      sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
-      sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
-    ])
-    .where('business_id', '=', businessId)
-    .where('contact_id', 'in', contactIds)
-    .where(notDeletedByContact, '>=', 0)
-    .groupBy('contact_id')
-    .execute() as Promise<ContactBalanceRow[]>;
+  return (
+    db
+      .selectFrom('transactions')
+      .select([
+        'contact_id',
+        sql<number>`count(*)`.as('total_transactions'),
+        sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
+          'outstanding_paise',
+        ),
+        sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as(
+          'pending_count',
+        ),
+        sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
+        sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
+      ])
+      .where('business_id', '=', businessId)
+      .where('contact_id', 'in', contactIds)
+      // Off the index: SQLite (no statistics) otherwise walked every due of the business through
+      // (business_id, open) instead of the contacts' own (19 s at 1M dues).
+      .where(offIndex(db, 'open'), '>=', 0)
+      .groupBy('contact_id')
+      .execute() as Promise<ContactBalanceRow[]>
+  );
 }
 
 /** The most recent dues of some contacts (by due date), enough to score their payment behaviour. */
@@ -159,14 +193,15 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
           'amount_paise',
           'due_date',
           'paid_at',
+          'promise_date',
           sql<number>`row_number() over (partition by contact_id order by due_date desc, created_at desc)`.as('rn'),
         ])
         .where('business_id', '=', businessId)
         .where('contact_id', 'in', contactIds)
-        .where(notDeletedByContact, '>=', 0)
+        .where(offIndex(db, 'open'), '>=', 0)
         .as('d'),
     )
-    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at'])
+    .select(['contact_id', 'amount_paise', 'due_date', 'paid_at', 'promise_date'])
     .where('rn', '<=', perContact)
     .execute();
 }
@@ -174,8 +209,8 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
 /** A contact with its balances and its most recent dues (for the score), read in one statement. */
 export type ContactWithStandingRow = ContactRow &
   Partial<Omit<ContactBalanceRow, 'contact_id'>> & {
-    /** [amount_paise, due_date, paid_at] of its most recent dues: a JSON array (text on SQLite) */
-    recent_dues: string | [number, string, string | null][] | null;
+    /** [amount_paise, due_date, paid_at, promise_date] of its most recent dues: a JSON array (text on SQLite) */
+    recent_dues: string | [number, string, string | null, string | null][] | null;
   };
 
 const contactWithStandingQuery = precompiled<
@@ -183,8 +218,8 @@ const contactWithStandingQuery = precompiled<
   ContactWithStandingRow
 >((db, arg) => {
   const recentJson = isPostgres(db)
-    ? sql`json_agg(json_build_array(r.amount_paise, r.due_date, r.paid_at))`
-    : sql`json_group_array(json_array(r.amount_paise, r.due_date, r.paid_at))`;
+    ? sql`json_agg(json_build_array(r.amount_paise, r.due_date, r.paid_at, r.promise_date))`
+    : sql`json_group_array(json_array(r.amount_paise, r.due_date, r.paid_at, r.promise_date))`;
   return db
     .selectFrom('contacts as c')
     .leftJoin(
@@ -209,7 +244,7 @@ const contactWithStandingQuery = precompiled<
           ])
           .where('business_id', '=', arg('businessId'))
           .where('contact_id', '=', arg('id'))
-          .where(notDeletedByContact, '>=', 0)
+          .where(offIndex(db, 'open'), '>=', 0)
           .groupBy('contact_id')
           .as('b'),
       (join) => join.onRef('b.contact_id', '=', 'c.id'),
@@ -227,10 +262,10 @@ const contactWithStandingQuery = precompiled<
         .selectFrom(
           eb
             .selectFrom('transactions')
-            .select(['amount_paise', 'due_date', 'paid_at'])
+            .select(['amount_paise', 'due_date', 'paid_at', 'promise_date'])
             .where('business_id', '=', arg('businessId'))
             .where('contact_id', '=', arg('id'))
-            .where(notDeletedByContact, '>=', 0)
+            .where(offIndex(db, 'open'), '>=', 0)
             .orderBy('due_date', 'desc')
             .orderBy('created_at', 'desc')
             .limit(arg('recent'))
@@ -255,4 +290,16 @@ export async function findContactWithStanding(
   recent: number,
 ): Promise<ContactWithStandingRow | undefined> {
   return (await contactWithStandingQuery(db, { businessId, id, today, recent }))[0];
+}
+
+/** A contact's chat replies, newest first. */
+export function listReplies(db: Executor, contactId: string, limit: number) {
+  return db
+    .selectFrom('buyer_replies')
+    .select(['id', 'text', 'received_at', 'promise_date', 'transaction_id'])
+    .where('contact_id', '=', contactId)
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

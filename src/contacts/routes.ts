@@ -4,7 +4,15 @@ import { idempotencyKeyOf, sendAnswer } from '../http/idempotency.js';
 import { Data, errorResponses, IdParams, Page, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { presentContact, presentContactWithBalances } from './presenter.js';
-import { Contact, ContactWithBalances, CreateContactBody, ListContactsQuery, UpdateContactBody } from './schema.js';
+import {
+  BuyerReply,
+  Contact,
+  ContactWithBalances,
+  CreateContactBody,
+  ListContactsQuery,
+  RepliesQuery,
+  UpdateContactBody,
+} from './schema.js';
 
 export async function contactRoutes(app: App) {
   const { contacts } = app.deps.services;
@@ -15,6 +23,8 @@ export async function contactRoutes(app: App) {
       schema: {
         tags: ['Contacts'],
         summary: 'List contacts, newest first',
+        description:
+          'search: the name contains the text; phone: the phone ends with these digits. starting_after: the id of the last contact of the previous page gives the contacts that follow it (a cursor; offset must then be 0 or absent).',
         querystring: ListContactsQuery,
         response: { 200: Page(ref(Contact)), ...errorResponses() },
       },
@@ -26,7 +36,7 @@ export async function contactRoutes(app: App) {
         total: page.total,
         limit: page.limit,
         offset: page.offset,
-        hasMore: page.offset + page.items.length < page.total,
+        hasMore: page.hasMore,
       };
     },
   );
@@ -82,13 +92,31 @@ export async function contactRoutes(app: App) {
     },
   );
 
+  app.get(
+    '/contacts/:id/replies',
+    {
+      schema: {
+        tags: ['Contacts'],
+        summary: "The buyer's chat replies, newest first",
+        description:
+          'Messages the contact sent on the chat channel that were not commands. A reply naming a date recorded a promise to pay on the oldest open due (promise_date, transaction_id); an unclear one changed nothing and is here to read.',
+        params: IdParams,
+        querystring: RepliesQuery,
+        response: { 200: Data(Type.Array(BuyerReply)), ...errorResponses(404) },
+      },
+    },
+    async (request) => ({
+      data: await contacts.replies(request.auth.business, request.params.id, request.query.limit ?? 50),
+    }),
+  );
+
   app.patch(
     '/contacts/:id',
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
         tags: ['Contacts'],
-        summary: 'Rename a contact or change its phone (null removes it)',
+        summary: 'Rename a contact, change its phone (null removes it) or pause its reminders',
         params: IdParams,
         body: UpdateContactBody,
         response: { 200: Data(ref(Contact)), ...errorResponses(404, 409) },

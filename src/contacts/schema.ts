@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
+import { DateString, Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
 
 const RiskFlag = Type.String({
   enum: ['low', 'medium', 'high'],
@@ -46,6 +46,7 @@ export const ContactWithBalances = Type.Object(
     pending_count: Type.Integer(),
     overdue_count: Type.Integer(),
     total_transactions: Type.Integer(),
+    reminders_paused: Type.Boolean({ description: 'true while reminders to this contact are paused' }),
   },
   { $id: 'ContactWithBalances' },
 );
@@ -58,7 +59,13 @@ export const CreateContactBody = Type.Object(
 export type CreateContactInput = Static<typeof CreateContactBody>;
 
 export const UpdateContactBody = Type.Object(
-  { name: Type.Optional(Name), phone: Type.Optional(Nullable(PhoneInput)) },
+  {
+    name: Type.Optional(Name),
+    phone: Type.Optional(Nullable(PhoneInput)),
+    reminders_paused: Type.Optional(
+      Type.Boolean({ description: "holds automatic and manual reminders for every one of the contact's dues" }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type UpdateContactInput = Static<typeof UpdateContactBody>;
@@ -79,8 +86,32 @@ export const ListContactsQuery = Type.Object(
         description: 'phone ends with these digits (6 or more)',
       }),
     ),
+    starting_after: Type.Optional({
+      ...Uuid,
+      description:
+        'id of the last contact of the previous page: the page of contacts that follow it, same filters (offset 0 or absent)',
+    }),
     ...PageQuery,
   },
   { additionalProperties: false },
 );
 export type ListContactsInput = Static<typeof ListContactsQuery>;
+
+export const BuyerReply = Type.Object(
+  {
+    id: Uuid,
+    text: Type.String(),
+    received_at: Timestamp,
+    promise_date: Nullable({
+      ...DateString,
+      description: 'the date the reply promised payment by, recorded on transaction_id; null when unclear',
+    }),
+    transaction_id: Nullable(Uuid),
+  },
+  { description: "a buyer's chat reply (PRODUCT part 13)" },
+);
+
+export const RepliesQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
+  { additionalProperties: false },
+);

@@ -41,6 +41,23 @@ describe('paymentScore', () => {
     expect(paymentScore([{ amountPaise: 100, dueDate: '2026-10-22', paidDate: null }], today)).toBe(50);
   });
 
+  it('counts a broken promise as a due that fell due on the promised date', () => {
+    const paidLate = { amountPaise: 100, dueDate: '2026-11-01', paidDate: '2026-11-01' };
+    // Paid on its due date (80), but 30 days after the date promised: a second entry scoring 50
+    // (weighing a little less: its date is older).
+    expect(paymentScore([{ ...paidLate, promiseDate: '2026-10-02' }], today)).toBe(66);
+    // Kept (paid on or before the promised day): no change.
+    expect(paymentScore([{ ...paidLate, promiseDate: '2026-11-01' }], today)).toBe(80);
+    // Still open 30 days after the promise, on a due not yet due: only the broken promise counts.
+    expect(
+      paymentScore([{ amountPaise: 100, dueDate: '2026-12-01', paidDate: null, promiseDate: '2026-10-22' }], today),
+    ).toBe(50);
+    // The promised day has not ended: nothing yet.
+    expect(paymentScore([{ amountPaise: 100, dueDate: '2026-12-01', paidDate: null, promiseDate: today }], today)).toBe(
+      100,
+    );
+  });
+
   it('weights by amount', () => {
     const score = paymentScore(
       [

@@ -12,6 +12,9 @@ import { daysBetween } from '../lib/dates.js';
  *   score falls while a buyer is late, not only once they pay. Open dues not yet due do not count.
  * - Weight = amount x recency, recency halving every 180 days of due-date age, so recent
  *   behaviour dominates and big dues matter more than small ones.
+ * - A broken promise to pay (PRODUCT part 13: not paid by the end of the promised day) counts
+ *   once more, as a due of the same amount that fell due on the promised date and is as late
+ *   as the payment came (or is still outstanding) after it.
  * - No scored dues: 100.
  *
  * Risk flag: high when the score is below 50 or an open due is 60+ days overdue; medium when the
@@ -49,16 +52,29 @@ export interface ScoredDue {
   dueDate: string;
   /** business-local date the due was paid, or null while open */
   paidDate: string | null;
+  /** the date the buyer promised to pay by, if they did */
+  promiseDate?: string | null;
 }
 
 export type RiskFlag = 'low' | 'medium' | 'high';
 
 const HALF_LIFE_DAYS = 180;
 
+/** A broken promise scores as a due on the promised date: one more entry, paid (or open) as the due was. */
+function withBrokenPromises(dues: readonly ScoredDue[], today: string): ScoredDue[] {
+  const all = [...dues];
+  for (const due of dues) {
+    const promised = due.promiseDate;
+    if (promised === null || promised === undefined) continue;
+    if ((due.paidDate ?? today) > promised) all.push({ ...due, dueDate: promised, promiseDate: null });
+  }
+  return all;
+}
+
 export function paymentScore(dues: readonly ScoredDue[], today: string): number {
   let weighted = 0;
   let weights = 0;
-  for (const due of dues) {
+  for (const due of withBrokenPromises(dues, today)) {
     let daysLate: number;
     if (due.paidDate !== null) daysLate = daysBetween(due.dueDate, due.paidDate);
     else if (due.dueDate < today) daysLate = daysBetween(due.dueDate, today);

@@ -3,17 +3,19 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
+import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvent } from '../outbox/events.js';
+import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { writeNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
-import { paymentScore, type RiskFlag, riskFlag } from './score.js';
+import { paymentScore, type RiskFlag, riskFlag, type ScoredDue } from './score.js';
 
 export interface ContactStanding {
   paymentScore: number;
@@ -46,6 +48,15 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   return phone;
 }
 
+/** Where the long reads run (the store's read threads) and the per-business bound on them. */
+export interface LongReads {
+  db: Db;
+  gate: BusinessGate;
+}
+
+/** A due as a contact's standing reads it (repo.recentDuesForScore's row). */
+type StandingDue = { amount_paise: number; due_date: string; paid_at: string | null; promise_date: string | null };
+
 export interface CreatedContact {
   contact: repo.ContactRow;
   standing: ContactStanding;
@@ -53,7 +64,7 @@ export interface CreatedContact {
 }
 
 export class ContactService {
-  constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore; reads?: LongReads }) {}
 
   /**
    * Finds the business's contact with this name, or creates it (emitting contact.created).
@@ -79,6 +90,7 @@ export class ContactService {
       business_id: business.id,
       name,
       name_key: nameKey,
+      reminders_paused: 0,
       phone,
       phone_rev: phone === null ? null : reversedDigits(phone),
       created_at: now.toISOString(),
@@ -143,6 +155,13 @@ export class ContactService {
     return { contact, standing, created };
   }
 
+  /** The buyer's chat replies, newest first (PRODUCT part 13: kept for the business to read). */
+  async replies(business: BusinessRow, id: string, limit: number) {
+    const contact = await repo.findContact(this.deps.db, business.id, id);
+    if (!contact) throw errors.notFound('contact');
+    return repo.listReplies(this.deps.db, contact.id, limit);
+  }
+
   /** One statement (issue 26): the contact, its balances and its recent dues together. */
   async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
     const today = localDate(business.timezone, this.deps.clock.now());
@@ -163,8 +182,14 @@ export class ContactService {
       number,
       string,
       string | null,
+      string | null,
     ][];
-    const dues = recent.map(([amount_paise, due_date, paid_at]) => ({ amount_paise, due_date, paid_at }));
+    const dues = recent.map(([amount_paise, due_date, paid_at, promise_date]) => ({
+      amount_paise,
+      due_date,
+      paid_at,
+      promise_date,
+    }));
     const balance = {
       total_transactions,
       outstanding_paise: outstanding_paise ?? 0,
@@ -180,6 +205,12 @@ export class ContactService {
    * tolerated; a search without any word is ignored.
    */
   async list(business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string } = {}) {
+    const reads = this.deps.reads;
+    if (!reads) return this.listOn(this.deps.db, business, query, more);
+    return reads.gate.run(business.id, () => this.listOn(reads.db, business, query, more));
+  }
+
+  private async listOn(db: Executor, business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string }) {
     const filter: repo.ContactFilter = {};
     if (more.fuzzySearch !== undefined) filter.fuzzyName = fuzzyQuery(more.fuzzySearch) ?? undefined;
     if (query.search !== undefined) {
@@ -194,13 +225,22 @@ export class ContactService {
     }
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const db = this.deps.db;
+    const after = await this.listPosition(business, query.starting_after, offset);
     const unfiltered =
       filter.search === undefined && filter.phoneRevPrefix === undefined && filter.fuzzyName === undefined;
-    const [rows, total] = await Promise.all([
-      repo.listContacts(db, business.id, filter, limit, offset),
-      unfiltered ? this.contactCount(business.id) : repo.countContacts(db, business.id, filter),
-    ]);
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
+    // statement after the other: a business's list holds one read thread at a time (gate).
+    const found = await repo.listContacts(
+      db,
+      business.id,
+      filter,
+      after === undefined ? limit : limit + 1,
+      offset,
+      after,
+    );
+    const total = unfiltered ? await this.contactCount(business.id) : await repo.countContacts(db, business.id, filter);
+    const rows = found.length > limit ? found.slice(0, limit) : found;
+    const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     const standings = await this.standings(
       db,
       business,
@@ -214,7 +254,21 @@ export class ContactService {
       total,
       limit,
       offset,
+      hasMore,
     };
+  }
+
+  /** PRODUCT part 17: `starting_after` names a contact of this business, and comes without an offset. */
+  private async listPosition(
+    business: BusinessRow,
+    startingAfter: string | undefined,
+    offset: number,
+  ): Promise<repo.ContactPosition | undefined> {
+    if (startingAfter === undefined) return undefined;
+    if (offset !== 0) throw errors.invalid('offset', 'offset must be 0 or absent with starting_after');
+    const position = await repo.findContactPosition(this.deps.db, business.id, startingAfter);
+    if (!position) throw errors.invalid('starting_after', 'starting_after is not the id of a contact of this business');
+    return position;
   }
 
   async update(business: BusinessRow, id: string, input: UpdateContactInput) {
@@ -227,12 +281,15 @@ export class ContactService {
       patch.phone = input.phone === null ? null : parsePhone(input.phone, business, 'phone');
       patch.phone_rev = patch.phone === null ? null : reversedDigits(patch.phone);
     }
+    const pause = input.reminders_paused === undefined ? undefined : input.reminders_paused ? 1 : 0;
     return this.deps.db.transaction().execute(async (trx) => {
       const current = await repo.findContact(trx, business.id, id);
       if (!current) throw errors.notFound('contact');
       let contact = current;
+      if (pause !== undefined && pause !== current.reminders_paused) patch.reminders_paused = pause;
       if (Object.keys(patch).length > 0) {
-        patch.updated_at = this.deps.clock.now().toISOString();
+        const now = this.deps.clock.now();
+        patch.updated_at = now.toISOString();
         try {
           contact = (await repo.updateContact(trx, business.id, id, patch)) ?? current;
         } catch (error) {
@@ -240,6 +297,9 @@ export class ContactService {
           throw error;
         }
         if (patch.name !== undefined) await writeNameTerms(trx, contact, { replace: true });
+        if (patch.reminders_paused !== undefined) {
+          await pauseContactSequences(trx, business, id, patch.reminders_paused === 1, now);
+        }
       }
       return { contact, standing: await this.standing(trx, business, id) };
     });
@@ -255,11 +315,10 @@ export class ContactService {
     if (contactIds.length === 0) return result;
     const now = this.deps.clock.now();
     const today = localDate(business.timezone, now);
-    const [balances, dues] = await Promise.all([
-      repo.contactBalances(db, business.id, contactIds, today),
-      repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT),
-    ]);
-    const duesByContact = new Map<string, { amount_paise: number; due_date: string; paid_at: string | null }[]>();
+    // One statement after the other: a business's reads hold one read connection at a time (gate).
+    const balances = await repo.contactBalances(db, business.id, contactIds, today);
+    const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
+    const duesByContact = new Map<string, StandingDue[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);
       if (!list) {
@@ -278,7 +337,7 @@ export class ContactService {
   private standingOf(
     business: BusinessRow,
     b: Omit<repo.ContactBalanceRow, 'contact_id'>,
-    dues: readonly { amount_paise: number; due_date: string; paid_at: string | null }[],
+    dues: readonly StandingDue[],
     today: string,
   ): ContactStanding {
     const score = paymentScore(
@@ -286,6 +345,7 @@ export class ContactService {
         amountPaise: Number(d.amount_paise),
         dueDate: d.due_date,
         paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+        promiseDate: d.promise_date,
       })),
       today,
     );

@@ -34,12 +34,16 @@ export function openPostgres(
   connectionString: string,
   max: number,
   health: StoreHealth,
+  statementTimeoutMs = 0,
 ): { dialect: PostgresDialect; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString,
     // One more than asked for: the LISTEN a process holds for good (the key cache's in an API
     // process, the outbox's in a worker) must not take a connection from the queries.
     max: max + 1,
+    // PRODUCT part 17: no statement holds a connection for ever (PG_STATEMENT_TIMEOUT_MS); the
+    // server cancels it (57014), which answers 503. Migrations lift it for their own connection.
+    ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs }),
     types: { getTypeParser } as unknown as pg.CustomTypesConfig,
     connectionTimeoutMillis: 10_000,
     // TCP keepalive: a connection whose peer vanished without a word (a failover, a cut network),

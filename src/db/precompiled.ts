@@ -43,6 +43,14 @@ export function isPostgres(db: Executor): boolean {
 }
 
 /**
+ * A column the planner must not pick an index for: SQLite's `+column`. Only on SQLite, which
+ * plans without statistics; PostgreSQL has them (and no unary + on dates and timestamps).
+ */
+export function offIndex<T>(db: Executor, column: string): RawBuilder<T> {
+  return isPostgres(db) ? sql<T>`${sql.ref(column)}` : sql<T>`+${sql.ref(column)}`;
+}
+
+/**
  * `column IN (the values)` with all the values in one bound parameter, so that one precompiled
  * statement serves any number of them: a JSON array read by json_each on SQLite, an array
  * compared with = ANY on PostgreSQL. `values` is a stand-in (`arg`); give its value through

@@ -19,6 +19,8 @@ export interface BusinessTable {
   country: string;
   upi_id: string | null;
   reminders_paused: number;
+  /** the reminder sequence's day offsets from the due date, comma-separated (PRODUCT part 13) */
+  reminder_steps: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -58,6 +60,14 @@ export interface PendingByDayTable {
  * Money received by business-local month, for paid_this_month_paise: `due_paise` sums the payments
  * (part payments included), `due_count` the dues they settled.
  */
+/** Open balances per due date, every open due whatever its stored status: aging without a scan. */
+export interface OpenByDayTable {
+  business_id: string;
+  due_date: string;
+  due_count: number;
+  due_paise: number;
+}
+
 export interface PaidByMonthTable {
   business_id: string;
   month: string;
@@ -74,6 +84,8 @@ export interface ContactTable {
   phone: string | null;
   /** phone digits reversed, for index-friendly "phone ends with" search */
   phone_rev: string | null;
+  /** 1 when the business paused reminders to this contact */
+  reminders_paused: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -124,6 +136,9 @@ export interface TransactionTable {
   recurs_next: Generated<number>;
   /** 1 when the business paused this due's automatic reminders */
   reminders_paused: Generated<number>;
+  /** the buyer's latest promise to pay (PRODUCT part 13): the promised date and when it was made */
+  promise_date: Generated<string | null>;
+  promise_made_at: Generated<string | null>;
 }
 
 /** One payment (part or whole) of a due (PRODUCT part 10). */
@@ -227,6 +242,8 @@ export interface ReminderTable {
   delivery_updated_at: string | null;
   created_at: string;
   updated_at: string;
+  /** a step of a sequence: when the next step is due (held back past it, this one is skipped) */
+  step_until: string | null;
 }
 
 export interface ChatOptOutTable {
@@ -237,6 +254,19 @@ export interface ChatOptOutTable {
 export interface ChatInboundMessageTable {
   id: string;
   phone: string;
+  received_at: string;
+}
+
+/** A buyer's chat reply, kept for the business to read, with the promise read from it (PRODUCT part 13). */
+export interface BuyerReplyTable {
+  id: string;
+  business_id: string;
+  contact_id: string;
+  message_id: string;
+  text: string;
+  /** the due the promise was recorded on; null when the reply was unclear or the contact owes nothing */
+  transaction_id: string | null;
+  promise_date: string | null;
   received_at: string;
 }
 
@@ -308,6 +338,8 @@ export interface Database {
   business_totals: BusinessTotalsTable;
   pending_by_day: PendingByDayTable;
   paid_by_month: PaidByMonthTable;
+  open_by_day: OpenByDayTable;
+  buyer_replies: BuyerReplyTable;
   contacts: ContactTable;
   contact_name_terms: ContactNameTermTable;
   transactions: TransactionTable;

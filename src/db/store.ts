@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
@@ -8,12 +9,20 @@ import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
 import { openSqlite, type StorageSeams } from './sqlite/open.js';
+import { poolDatabase, type ReadHold, ReadPool } from './sqlite/read-pool.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
 export interface Store {
   readonly kind: StoreKind;
   readonly db: Db;
+  /**
+   * Where the long reads (the lists) run: on SQLite with read threads, a Kysely instance over
+   * them (db/sqlite/read-pool.ts); otherwise `db` itself.
+   */
+  readonly reads: Db;
+  /** Long reads one business may run at once (lib/business-gate.ts): fewer than the threads or connections. */
+  readonly readsPerBusiness: number;
   /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
   readonly pgPool?: pg.Pool;
   /**
@@ -79,23 +88,35 @@ function keyChanges(pool: pg.Pool): { version: () => number; stop: () => void } 
  * processes: the server and the worker; see db/sqlite/checkpointer.ts).
  */
 export function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPoolMax'> &
+    Partial<Pick<Config, 'pgStatementTimeoutMs' | 'readThreads' | 'readsPerBusiness'>>,
   opts: {
     backgroundCheckpoints?: boolean;
     monitor?: StoreMonitor;
     /** SQLite: told when writes stop on a storage fault (with its cause) and when they resume (null). */
     onStorageFault?: (failure: Error | null) => void;
     sqlite?: StorageSeams;
+    /** SQLite read threads: test seam that holds chosen reads in their thread */
+    readHold?: ReadHold;
   } = {},
 ): Store {
   const health = new StoreHealth(opts.monitor);
+  const perBusiness = (capacity: number) => config.readsPerBusiness || Math.max(1, capacity);
   if (config.databaseUrl) {
-    const { dialect, pool } = openPostgres(config.databaseUrl, config.pgPoolMax, health);
+    const { dialect, pool } = openPostgres(
+      config.databaseUrl,
+      config.pgPoolMax,
+      health,
+      config.pgStatementTimeoutMs ?? 0,
+    );
     const db = new Kysely<Database>({ dialect });
     const keys = keyChanges(pool);
     return {
       kind: 'postgres',
       db,
+      reads: db,
+      // Half the pool: one business's lists leave the other half to everyone else.
+      readsPerBusiness: perBusiness(Math.floor(config.pgPoolMax / 2)),
       pgPool: pool,
       otherCommits: keys.version,
       health,
@@ -116,15 +137,29 @@ export function openStore(
     ...opts.sqlite,
   });
   const db = new Kysely<Database>({ dialect });
+  const threads = config.readThreads ?? 0;
+  const pool =
+    threads > 0 ? new ReadPool(path.join(config.dataDir, 'receivables.db'), threads, opts.readHold) : undefined;
+  // A read on a thread shows only what is durable: a read on the main connection first commits
+  // the open group and waits for its fsync (db/sqlite/driver.ts).
+  const reads = pool
+    ? poolDatabase(pool, async () => {
+        await sql`select 1`.execute(db);
+      })
+    : db;
   return {
     kind: 'sqlite',
     db,
+    reads,
+    // One thread fewer than there are: another business always finds one.
+    readsPerBusiness: perBusiness(threads - 1),
     otherCommits: () => driver.dataVersion(),
     health,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
     close: async () => {
+      if (pool) await reads.destroy();
       await db.destroy();
       await checkpointer?.stop();
     },
@@ -142,6 +177,20 @@ export function openStore(
  * find nothing left to do. It also makes a run all or nothing.
  */
 export async function migrate(db: Db): Promise<string[]> {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) return runMigrations(db);
+  // An index build over a million rows may take longer than PG_STATEMENT_TIMEOUT_MS: lifted
+  // for this one connection while it migrates.
+  return db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    try {
+      return await runMigrations(conn);
+    } finally {
+      await sql`reset statement_timeout`.execute(conn);
+    }
+  });
+}
+
+async function runMigrations(db: Db): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

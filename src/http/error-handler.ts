@@ -21,6 +21,9 @@ export function toAppError(error: unknown): AppError {
   if (isStoreUnavailable(error))
     return errors.unavailable('temporarily unavailable (the database cannot be reached); retry shortly', 2);
   const e = error as Partial<FastifyError> & { validationContext?: string };
+  // PostgreSQL cancelled a statement past PG_STATEMENT_TIMEOUT_MS (57014): the store is fine,
+  // this read was too long for now; no outage is counted.
+  if (e.code === '57014') return errors.unavailable('the request took too long and was cancelled; retry shortly', 2);
   if (e.validation) return validationToAppError(e.validation, e.validationContext);
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

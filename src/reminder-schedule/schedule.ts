@@ -1,51 +1,59 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { insertRows } from '../db/precompiled.js';
 import type { Executor, ReminderTable, TransactionTable } from '../db/schema.js';
-import { instantAt } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import { STEP_HOUR, sequenceFor } from './sequence.js';
 
 /*
- * The automatic reminder's schedule, written inside the changes of a due (create, pay, patch,
- * delete). A module below both transactions/ and reminders/: transactions write the schedule,
- * reminders send what it holds, and neither imports the other's writes to do it.
+ * The reminder sequences' schedule, written inside the changes of a due (create, pay, patch,
+ * delete) and of a contact (pause). A module below both transactions/ and reminders/:
+ * transactions write the schedule, reminders send what it holds, and neither imports the other's
+ * writes to do it.
  */
 
-/** The automatic reminder goes out at this local time on the due date. */
-export const AUTOMATIC_HOUR = 10;
+/** Automatic reminders go out at this local time. */
+export const AUTOMATIC_HOUR = STEP_HOUR;
 
 /**
- * PRODUCT part 6: a new due gets one automatic reminder at 10:00 on its due date in the business's
- * time zone, unless that moment has passed. Called inside the transaction that creates the due, so
- * a due never exists without its reminder (nor a reminder without its due).
+ * PRODUCT part 13: a new due gets its sequence of reminders (the business's steps, each at 10:00
+ * business time); steps whose moment has already passed are not scheduled. Called inside the
+ * transaction that creates the due, so a due never exists without its reminders (nor reminders
+ * without their due).
  */
 export async function scheduleForNewDue(
   trx: Executor,
-  business: Pick<BusinessRow, 'timezone'>,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
   due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
   now: Date,
 ): Promise<void> {
-  const at = instantAt(business.timezone, due.due_date, AUTOMATIC_HOUR, 0);
-  if (at.getTime() <= now.getTime()) return;
-  await insertReminder(trx, {
-    id: uuidv7(now.getTime()),
-    business_id: due.business_id,
-    transaction_id: due.id,
-    contact_id: due.contact_id,
-    kind: 'automatic',
-    status: 'scheduled',
-    template: null,
-    reason: null,
-    scheduled_for: at.toISOString(),
-    sent_at: null,
-    attempts: 0,
-    lease_id: null,
-    locked_until: null,
-    provider_message_id: null,
-    delivery_status: null,
-    delivery_updated_at: null,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-  });
+  const at = now.toISOString();
+  const rows: ReminderTable[] = [];
+  for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
+    if (step.at.getTime() <= now.getTime()) continue;
+    rows.push({
+      id: uuidv7(now.getTime()),
+      business_id: due.business_id,
+      transaction_id: due.id,
+      contact_id: due.contact_id,
+      kind: 'automatic',
+      status: 'scheduled',
+      template: step.template,
+      reason: null,
+      scheduled_for: step.at.toISOString(),
+      sent_at: null,
+      attempts: 0,
+      lease_id: null,
+      locked_until: null,
+      provider_message_id: null,
+      delivery_status: null,
+      delivery_updated_at: null,
+      created_at: at,
+      updated_at: at,
+      step_until: step.until?.toISOString() ?? null,
+    });
+  }
+  // One statement for the whole sequence: creating a due stays one round trip for its reminders.
+  await insertRows(trx, 'reminders', rows);
 }
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */
@@ -53,7 +61,7 @@ export async function cancelForPaidDue(trx: Executor, transactionId: string, now
   await cancelScheduled(trx, transactionId, 'paid', now);
 }
 
-/** A due removed, paused or re-dated: its scheduled automatic reminder is cancelled with this reason. */
+/** A due removed or paused: what is left of its sequence is cancelled with this reason. */
 export async function cancelScheduled(trx: Executor, transactionId: string, reason: string, now: Date): Promise<void> {
   const at = now.toISOString();
   await trx
@@ -62,6 +70,59 @@ export async function cancelScheduled(trx: Executor, transactionId: string, reas
     .where('transaction_id', '=', transactionId)
     .where('status', '=', 'scheduled')
     .execute();
+}
+
+/**
+ * A new due date, or a pause lifted: what is left of the sequence is replaced by the steps of the
+ * due as it is now that are still ahead. Steps a pause cancelled whose moment is still ahead are
+ * replaced too; sent steps and those whose moment passed stay as they were.
+ */
+export async function rescheduleSequence(
+  trx: Executor,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
+  due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
+  now: Date,
+): Promise<void> {
+  await trx
+    .deleteFrom('reminders')
+    .where('transaction_id', '=', due.id)
+    .where('kind', '=', 'automatic')
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'scheduled'),
+        eb.and([
+          eb('status', '=', 'cancelled'),
+          eb('reason', '=', 'paused'),
+          eb('scheduled_for', '>', now.toISOString()),
+        ]),
+      ]),
+    )
+    .execute();
+  await scheduleForNewDue(trx, business, due, now);
+}
+
+/**
+ * PRODUCT part 13: a contact's pause holds every one of its open dues' sequences (cancelled with
+ * reason `paused`); lifting it puts back what is still ahead, except for dues paused on their own.
+ * O(the contact's open dues), in the transaction of the contact's change.
+ */
+export async function pauseContactSequences(
+  trx: Executor,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
+  contactId: string,
+  paused: boolean,
+  now: Date,
+): Promise<void> {
+  const dues = await trx
+    .selectFrom('transactions')
+    .select(['id', 'business_id', 'contact_id', 'due_date', 'reminders_paused'])
+    .where('contact_id', '=', contactId)
+    .where('open', '=', 1)
+    .execute();
+  for (const due of dues) {
+    if (paused) await cancelScheduled(trx, due.id, 'paused', now);
+    else if (due.reminders_paused !== 1) await rescheduleSequence(trx, business, due, now);
+  }
 }
 
 export function insertReminder(db: Executor, row: ReminderTable) {

@@ -4,6 +4,7 @@ import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus
 import type { ChatCommandService } from '../chat-commands/service.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import { recordBuyerReply } from './promises.js';
 import * as repo from './repository.js';
 
 /** Delivery statuses only move forward (Meta can deliver "read" before "delivered"). */
@@ -64,7 +65,7 @@ export class ChatInboundService {
     const { db } = this.deps;
     const command = parseCommand(message.text);
     if (command === null) {
-      await this.ownerCommand(message);
+      if (!(await this.ownerCommand(message))) await this.buyerReply(message);
       return;
     }
     switch (command) {
@@ -118,18 +119,27 @@ export class ChatInboundService {
    * duplicate of the webhook sends none). A command that fails unexpectedly (database
    * unavailable) leaves nothing, and the webhook answers 500 so that Meta's retry runs it again.
    */
-  private async ownerCommand(message: InboundMessage): Promise<void> {
+  private async ownerCommand(message: InboundMessage): Promise<boolean> {
     const { db, channel, commands } = this.deps;
     const owners = await findBusinessesByPhone(db, message.from);
-    if (owners.length === 0) return;
-    if (await this.seen(message)) return;
+    if (owners.length === 0) return false;
+    if (await this.seen(message)) return true;
     const [business] = owners;
     const reply =
       owners.length === 1 && business
         ? await commands.handle(business, message)
         : `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
-    if (!(await this.firstDelivery(db, message))) return;
+    if (!(await this.firstDelivery(db, message))) return true;
     await channel.send({ kind: 'text', to: message.from, text: reply });
+    return true;
+  }
+
+  /** PRODUCT part 13: any other message is a buyer's reply (promises.ts), seen once. */
+  private async buyerReply(message: InboundMessage): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await this.firstDelivery(trx, message))) return;
+      await recordBuyerReply(trx, message, this.deps.clock.now());
+    });
   }
 
   private async seen(message: InboundMessage): Promise<boolean> {

@@ -30,7 +30,7 @@ export function findLeasedReminder(db: Executor, id: string, leaseId: string) {
 export function lockContact(db: Executor, businessId: string, contactId: string, isPostgres: boolean) {
   return db
     .selectFrom('contacts')
-    .select(['id', 'phone'])
+    .select(['id', 'phone', 'reminders_paused'])
     .where('business_id', '=', businessId)
     .where('id', '=', contactId)
     .$if(isPostgres, (q) => q.forUpdate())

@@ -4,9 +4,10 @@ import { ChannelError, type ChatChannel } from '../channels/channel.js';
 import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { localDate } from '../lib/dates.js';
+import { addDays, instantAt, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
+import { AUTOMATIC_HOUR } from '../reminder-schedule/schedule.js';
 import { findTransaction, type TransactionView } from '../transactions/repository.js';
 import {
   CANCELLING_REASONS,
@@ -27,7 +28,9 @@ export interface RemindResult {
 }
 
 /** What became of one automatic reminder the scheduler picked (metrics label `outcome`). */
-export type AutomaticOutcome = 'sent' | HoldReason | 'paid' | 'channel_error' | 'failed';
+export type AutomaticOutcome = 'sent' | AutomaticHold | 'paid' | 'late' | 'channel_error' | 'failed';
+/** What holds an automatic reminder back: part 6's protections, or the buyer's promise to pay. */
+type AutomaticHold = HoldReason | 'promised';
 
 /** A sender holds its reminder this long; after that a crashed sender's reminder is taken over. */
 export const LEASE_MS = 5 * 60_000;
@@ -95,6 +98,7 @@ export class ReminderService {
         provider_message_id: null,
         delivery_status: null,
         delivery_updated_at: null,
+        step_until: null,
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       });
@@ -174,28 +178,39 @@ export class ReminderService {
         await repo.updateLeasedReminder(trx, id, leaseId, cancelled('paid', at));
         return 'paid' as const;
       }
+      // The next step's moment has come (the worker was down, or a retry ran late): this step is
+      // skipped rather than sent together with the next one.
+      if (reminder.step_until !== null && at >= reminder.step_until) {
+        await repo.updateLeasedReminder(trx, id, leaseId, cancelled(reminder.reason, at));
+        return 'late' as const;
+      }
       const { gate, phone } = await this.gate(trx, business, due, id);
-      const reason = holdReason(gate, now);
-      if (reason !== null) {
+      const hold = heldUntil(gate, due, business, now);
+      if (hold !== null) {
+        // A step held back past the next step's moment is skipped: never two steps in a burst.
+        const skip =
+          hold.until === null || (reminder.step_until !== null && hold.until.toISOString() >= reminder.step_until);
         await repo.updateLeasedReminder(
           trx,
           id,
           leaseId,
-          CANCELLING_REASONS.has(reason)
-            ? cancelled(reason, at)
+          skip
+            ? cancelled(hold.reason, at)
             : {
                 status: 'scheduled',
-                scheduled_for: nextAllowedAt(reason, gate, now).toISOString(),
+                scheduled_for: hold.until?.toISOString() ?? at,
                 sent_at: null,
-                reason,
+                reason: hold.reason,
                 lease_id: null,
                 locked_until: null,
                 updated_at: at,
               },
         );
-        return reason;
+        return hold.reason;
       }
-      const template = chooseTemplate(due.due_date, localDate(business.timezone, now));
+      const template =
+        (reminder.template as ReminderTemplate | null) ??
+        chooseTemplate(due.due_date, localDate(business.timezone, now));
       const claimed = await repo.updateLeasedReminder(trx, id, leaseId, {
         status: 'sending',
         template,
@@ -269,7 +284,7 @@ export class ReminderService {
   private async gate(
     trx: Executor,
     business: BusinessRow,
-    due: Pick<TransactionView, 'contact_id'>,
+    due: Pick<TransactionView, 'contact_id' | 'reminders_paused'>,
     exceptReminderId?: string,
   ): Promise<{ gate: ReminderGate; phone: string | null }> {
     const now = this.deps.clock.now();
@@ -282,7 +297,7 @@ export class ReminderService {
       gate: {
         optedOut,
         hasPhone: phone !== null,
-        paused: business.reminders_paused === 1,
+        paused: business.reminders_paused === 1 || due.reminders_paused === 1 || contact?.reminders_paused === 1,
         recentSends,
         timezone: business.timezone,
       },
@@ -291,7 +306,27 @@ export class ReminderService {
   }
 }
 
-function cancelled(reason: string, at: string) {
+/**
+ * Why an automatic reminder may not go now and until when: part 6's protections (a cancelling one:
+ * until null), then a promise to pay, which holds the due's reminders until the day after the
+ * promised date (PRODUCT part 13).
+ */
+function heldUntil(
+  gate: ReminderGate,
+  due: Pick<TransactionView, 'promise_date'>,
+  business: Pick<BusinessRow, 'timezone'>,
+  now: Date,
+): { reason: AutomaticHold; until: Date | null } | null {
+  const reason = holdReason(gate, now);
+  if (reason !== null && CANCELLING_REASONS.has(reason)) return { reason, until: null };
+  if (due.promise_date !== null && localDate(business.timezone, now) <= due.promise_date) {
+    return { reason: 'promised', until: instantAt(business.timezone, addDays(due.promise_date, 1), AUTOMATIC_HOUR) };
+  }
+  if (reason !== null) return { reason, until: nextAllowedAt(reason, gate, now) };
+  return null;
+}
+
+function cancelled(reason: string | null, at: string) {
   return { status: 'cancelled', reason, lease_id: null, locked_until: null, updated_at: at };
 }
 

@@ -1,29 +1,11 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { TemplateMessage } from '../channels/channel.js';
-import { daysBetween } from '../lib/dates.js';
+import type { ReminderTemplate } from '../reminder-schedule/sequence.js';
 import { balanceOf, payPageUrl } from '../transactions/domain.js';
 import type { TransactionView } from '../transactions/repository.js';
 
-/** The four WhatsApp templates (README lists their bodies; each takes the same five parameters). */
-export const REMINDER_TEMPLATES = [
-  'reminder_upcoming',
-  'reminder_due_today',
-  'reminder_overdue_week',
-  'reminder_final',
-] as const;
-export type ReminderTemplate = (typeof REMINDER_TEMPLATES)[number];
-
-/** How many days overdue a due must be for the final notice. */
-const FINAL_AFTER_DAYS = 30;
-
-/** PRODUCT part 6: the template when the caller names none, from the due date and today (business-local). */
-export function chooseTemplate(dueDate: string, today: string): ReminderTemplate {
-  const overdueDays = daysBetween(dueDate, today);
-  if (overdueDays < 0) return 'reminder_upcoming';
-  if (overdueDays === 0) return 'reminder_due_today';
-  if (overdueDays < FINAL_AFTER_DAYS) return 'reminder_overdue_week';
-  return 'reminder_final';
-}
+/** The templates and the rule that picks one live beside the schedule, which fixes each step's template. */
+export { chooseTemplate, REMINDER_TEMPLATES, type ReminderTemplate } from '../reminder-schedule/sequence.js';
 
 /** A locale for the business: its language, in its country when the language names no region. */
 export function businessLocale(business: Pick<BusinessRow, 'language' | 'country'>): string {

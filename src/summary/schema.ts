@@ -15,3 +15,15 @@ export const Summary = Type.Object(
   { $id: 'Summary' },
 );
 export type SummaryResponse = Static<typeof Summary>;
+
+export const Aging = Type.Object(
+  {
+    current: { ...Bucket, description: 'not yet past due' },
+    d1_30: { ...Bucket, description: '1-30 days past due' },
+    d31_60: { ...Bucket, description: '31-60 days past due' },
+    d61_90: { ...Bucket, description: '61-90 days past due' },
+    d90_plus: { ...Bucket, description: 'more than 90 days past due' },
+  },
+  { $id: 'Aging' },
+);
+export type AgingResponse = Static<typeof Aging>;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { isPostgres, precompiled } from '../db/precompiled.js';
 import type { BusinessTotalsTable, Executor } from '../db/schema.js';
+import { addDays } from '../lib/dates.js';
 
 /**
  * Running per-business totals, kept exact by changing them in the same database transaction as
@@ -15,8 +16,11 @@ import type { BusinessTotalsTable, Executor } from '../db/schema.js';
  * paid_by_month sums the payments received in each business-local month (part payments included).
  * A deleted due leaves every figure.
  *
- * Every writer touches business_totals first, then pending_by_day, then paid_by_month: one lock
- * order, so concurrent writers on PostgreSQL queue on the business's totals row instead of
+ * Every open due (whatever its stored status) is also counted per due date in open_by_day, so
+ * aging (PRODUCT part 13) is a few range reads over at most 90 days of rows.
+ *
+ * Every writer touches business_totals first, then pending_by_day, then open_by_day, then
+ * paid_by_month: one lock order, so concurrent writers on PostgreSQL queue on the business's totals row instead of
  * deadlocking.
  */
 
@@ -48,12 +52,19 @@ const addToDayQuery = precompiled<{ businessId: string; dueDate: string; paise: 
 );
 
 /**
- * PostgreSQL: both in one statement (issue 26), so that a create holds its business's totals row
- * for one statement and the COMMIT. The day's upsert reads the totals UPDATE's output, so the
- * totals row is locked before the day's: the one lock order every writer keeps.
+ * PostgreSQL: all three in one statement (issue 26), so that a create holds its business's totals
+ * row for one statement and the COMMIT. Each upsert reads the output of the write before it, so
+ * the rows are locked in the order every writer keeps: totals, pending day, open day.
  */
-const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) =>
-  db
+const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) => {
+  // The day rows' values; business_id comes from the write before (no row: no totals, no day).
+  const dayValues = [
+    sql<string>`business_id`.as('business_id'),
+    sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
+    sql<number>`1`.as('due_count'),
+    sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
+  ];
+  return db
     .with('totals', (q) =>
       q
         .updateTable('business_totals')
@@ -64,25 +75,62 @@ const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; pa
         .where('business_id', '=', arg('businessId'))
         .returning('business_id'),
     )
-    .insertInto('pending_by_day')
-    .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
-    .expression((eb) =>
-      eb
-        .selectFrom('totals')
-        .select([
-          'totals.business_id',
-          sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
-          sql<number>`1`.as('due_count'),
-          sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
-        ]),
+    .with('pending_day', (q) =>
+      q
+        .insertInto('pending_by_day')
+        .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
+        .expression((eb) => eb.selectFrom('totals').select(dayValues))
+        .onConflict((oc) =>
+          oc.columns(['business_id', 'due_date']).doUpdateSet({
+            due_count: sql`pending_by_day.due_count + 1`,
+            due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
+          }),
+        )
+        .returning('business_id'),
     )
+    .insertInto('open_by_day')
+    .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
+    .expression((eb) => eb.selectFrom('pending_day').select(dayValues))
     .onConflict((oc) =>
       oc.columns(['business_id', 'due_date']).doUpdateSet({
-        due_count: sql`pending_by_day.due_count + 1`,
-        due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
+        due_count: sql`open_by_day.due_count + 1`,
+        due_paise: sql`open_by_day.due_paise + excluded.due_paise`,
       }),
-    ),
+    );
+});
+
+const addToOpenDayQuery = precompiled<{ businessId: string; dueDate: string; count: number; paise: number }, never>(
+  (db, arg) =>
+    db
+      .insertInto('open_by_day')
+      .values({
+        business_id: arg('businessId'),
+        due_date: arg('dueDate'),
+        due_count: arg('count'),
+        due_paise: arg('paise'),
+      })
+      .onConflict((oc) =>
+        oc.columns(['business_id', 'due_date']).doUpdateSet({
+          due_count: sql`open_by_day.due_count + ${arg('count')}`,
+          due_paise: sql`open_by_day.due_paise + ${arg('paise')}`,
+        }),
+      ),
 );
+
+/** Adds `count` dues and `paise` to the open balances of a due date (negative to take away). */
+async function changeOpenDay(db: Executor, businessId: string, dueDate: string, count: number, paise: number) {
+  if (count === 0 && paise === 0) return;
+  await addToOpenDayQuery(db, { businessId, dueDate, count, paise });
+  // Empty days are deleted so that aging's range reads stay short.
+  if (count < 0) {
+    await db
+      .deleteFrom('open_by_day')
+      .where('business_id', '=', businessId)
+      .where('due_date', '=', dueDate)
+      .where('due_count', '<=', 0)
+      .execute();
+  }
+}
 
 /** A new pending due in the running totals (its balance is its amount) and its day's count (on every create: precompiled). */
 export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
@@ -92,6 +140,7 @@ export async function addPendingDue(db: Executor, businessId: string, dueDate: s
   }
   await addToTotalsQuery(db, { businessId, paise });
   await addToDayQuery(db, { businessId, dueDate, paise });
+  await changeOpenDay(db, businessId, dueDate, 1, paise);
 }
 
 /** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */
@@ -135,9 +184,11 @@ async function moveOpenDue(db: Executor, businessId: string, due: OpenDue, sign:
     })
     .where('business_id', '=', businessId)
     .execute();
-  if (s !== 'pending') return;
-  if (sign === 1) await addToDayQuery(db, { businessId, dueDate: due.dueDate, paise: due.balancePaise });
-  else await removeFromPendingDay(db, businessId, due.dueDate, 1, due.balancePaise);
+  if (s === 'pending') {
+    if (sign === 1) await addToDayQuery(db, { businessId, dueDate: due.dueDate, paise: due.balancePaise });
+    else await removeFromPendingDay(db, businessId, due.dueDate, 1, due.balancePaise);
+  }
+  await changeOpenDay(db, businessId, due.dueDate, sign, sign * due.balancePaise);
 }
 
 /** A due leaves the open totals (deleted), or is counted again with new values (PATCH: remove, then add). */
@@ -188,6 +239,7 @@ export async function applyPayment(
     .where('business_id', '=', p.businessId)
     .execute();
   if (from === 'pending') await removeFromPendingDay(db, p.businessId, p.dueDate, settled, p.paise);
+  await changeOpenDay(db, p.businessId, p.dueDate, -settled, -p.paise);
   await db
     .insertInto('paid_by_month')
     .values({ business_id: p.businessId, month: p.month, due_count: settled, due_paise: p.paise })
@@ -298,5 +350,69 @@ export async function readTotals(db: Executor, businessId: string, today: string
     paid: { count: t.paid_count, paise: t.paid_paise },
     paidThisMonthPaise: Number(totals?.paid_month_paise ?? 0),
     contactCount: t.contact_count,
+  };
+}
+
+export interface AgingBucket {
+  count: number;
+  paise: number;
+}
+
+export interface Aging {
+  current: AgingBucket;
+  d1_30: AgingBucket;
+  d31_60: AgingBucket;
+  d61_90: AgingBucket;
+  d90_plus: AgingBucket;
+}
+
+/**
+ * Open balances by days past due (PRODUCT part 13), `today` being the business-local date: not yet
+ * past due, 1-30, 31-60, 61-90 and more than 90 days. One statement (one snapshot): three range
+ * sums over at most 90 days of open_by_day and the running totals; the oldest bucket is what the
+ * totals hold beyond the others, so the read never grows with the business's history.
+ */
+export async function readAging(db: Executor, businessId: string, today: string): Promise<Aging> {
+  const day = (n: number) => addDays(today, -n);
+  const range = (from: string | null, to: string | null, column: 'due_count' | 'due_paise') =>
+    sql<number | string>`(select coalesce(sum(${sql.ref(column)}), 0) from open_by_day
+      where business_id = ${businessId}
+      ${from === null ? sql`` : sql`and due_date >= ${from}`}
+      ${to === null ? sql`` : sql`and due_date <= ${to}`})`;
+  const row = await db
+    .selectFrom('business_totals')
+    .select([
+      sql<number | string>`pending_count + overdue_count`.as('open_count'),
+      sql<number | string>`pending_paise + overdue_paise`.as('open_paise'),
+      range(today, null, 'due_count').as('current_count'),
+      range(today, null, 'due_paise').as('current_paise'),
+      range(day(30), day(1), 'due_count').as('d1_30_count'),
+      range(day(30), day(1), 'due_paise').as('d1_30_paise'),
+      range(day(60), day(31), 'due_count').as('d31_60_count'),
+      range(day(60), day(31), 'due_paise').as('d31_60_paise'),
+      range(day(90), day(61), 'due_count').as('d61_90_count'),
+      range(day(90), day(61), 'due_paise').as('d61_90_paise'),
+    ])
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  const n = (v: number | string | undefined) => Number(v ?? 0);
+  const bucket = (count: number | string | undefined, paise: number | string | undefined) => ({
+    count: n(count),
+    paise: n(paise),
+  });
+  const current = bucket(row?.current_count, row?.current_paise);
+  const d1_30 = bucket(row?.d1_30_count, row?.d1_30_paise);
+  const d31_60 = bucket(row?.d31_60_count, row?.d31_60_paise);
+  const d61_90 = bucket(row?.d61_90_count, row?.d61_90_paise);
+  const known = [current, d1_30, d31_60, d61_90];
+  return {
+    current,
+    d1_30,
+    d31_60,
+    d61_90,
+    d90_plus: {
+      count: n(row?.open_count) - known.reduce((s, b) => s + b.count, 0),
+      paise: n(row?.open_paise) - known.reduce((s, b) => s + b.paise, 0),
+    },
   };
 }

@@ -4,7 +4,7 @@ import type { Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { localDate } from '../lib/dates.js';
 import { recordEvent } from '../outbox/events.js';
-import { cancelScheduled, scheduleForNewDue } from '../reminder-schedule/schedule.js';
+import { cancelScheduled, rescheduleSequence } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf, type Recurrence, storedOpenStatus, storeRecurrence } from './domain.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
@@ -107,8 +107,8 @@ export async function patchDue(
   }
   if (settles) await cancelScheduled(trx, id, 'paid', now);
   if (!settles && (change.due_date !== undefined || change.reminders_paused !== undefined)) {
-    await cancelScheduled(trx, id, updated.reminders_paused === 1 ? 'paused' : 'rescheduled', now);
-    if (updated.reminders_paused !== 1) await scheduleForNewDue(trx, business, updated, now);
+    if (updated.reminders_paused === 1) await cancelScheduled(trx, id, 'paused', now);
+    else await rescheduleSequence(trx, business, updated, now);
   }
   await recordEvent(trx, {
     businessId: business.id,

@@ -1,5 +1,5 @@
 import type { TransactionTable } from '../db/schema.js';
-import { addDays } from '../lib/dates.js';
+import { addDays, localDate } from '../lib/dates.js';
 
 /**
  * The rules of a due that every presenter (/v1, /legacy, the pay page, events) shares: its
@@ -74,4 +74,20 @@ export function nextWithin(recurrence: Recurrence, next: string): boolean {
 /** SPEC part 2: outstanding = pending + overdue (both already balances, PRODUCT part 10). */
 export function outstandingOfTotals(t: { pending: { paise: number }; overdue: { paise: number } }): number {
   return t.pending.paise + t.overdue.paise;
+}
+
+/**
+ * PRODUCT part 13: a promise to pay is kept when the due is paid in full by the end of the promised
+ * day (business time zone), broken when that day ends first; null until then.
+ */
+export function promiseKept(
+  row: Pick<TransactionTable, 'status' | 'paid_at'> & { promise_date: string | null },
+  timezone: string,
+  today: string,
+): boolean | null {
+  if (row.promise_date === null) return null;
+  if (row.status === 'paid' && row.paid_at !== null) {
+    return localDate(timezone, new Date(row.paid_at)) <= row.promise_date;
+  }
+  return today > row.promise_date ? false : null;
 }

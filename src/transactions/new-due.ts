@@ -59,6 +59,8 @@ export async function insertDue(
     recurrence: due.recurrence,
     recurs_next: repeats ? 1 : 0,
     reminders_paused: 0,
+    promise_date: null,
+    promise_made_at: null,
     contact_name: due.contact.name,
     contact_phone: due.contact.phone,
   };

@@ -1,5 +1,5 @@
 import { dateToTimestamp } from '../lib/dates.js';
-import { balanceOf, effectiveStatus, parseRecurrence, payPageUrl } from './domain.js';
+import { balanceOf, effectiveStatus, parseRecurrence, payPageUrl, promiseKept } from './domain.js';
 import type { TransactionView } from './repository.js';
 import type { PaymentResponse, TransactionResponse } from './schema.js';
 
@@ -8,7 +8,7 @@ export { effectiveStatus, payPageUrl } from './domain.js';
 
 export function presentTransaction(
   row: TransactionView,
-  ctx: { today: string; publicBaseUrl: string },
+  ctx: { today: string; publicBaseUrl: string; timezone: string },
 ): TransactionResponse {
   const recurrence = parseRecurrence(row.recurrence);
   return {
@@ -29,6 +29,14 @@ export function presentTransaction(
     recurrence: recurrence && { interval: recurrence.interval, until: recurrence.until },
     series_id: row.series_id,
     reminders_paused: row.reminders_paused === 1,
+    promise:
+      row.promise_date === null
+        ? null
+        : {
+            date: row.promise_date,
+            made_at: row.promise_made_at ?? row.updated_at,
+            kept: promiseKept(row, ctx.timezone, ctx.today),
+          },
     amount_paid_paise: Number(row.amount_paid_paise),
     balance_paise: balanceOf(row),
     deleted_at: row.deleted_at,

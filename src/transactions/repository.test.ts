@@ -62,6 +62,46 @@ describe('due list and count query plans (SQLite)', () => {
     ['a status and since', { status: 'pending', since: '2026-01-01T00:00:00.000Z' }, /transactions_business_updated/],
   ];
 
+  const after = { due_date: '2026-11-01', created_at: '2026-10-01T00:00:00.000Z', id: contact };
+  const cursorCases: [string, Omit<TransactionFilter, 'today'>, RegExp][] = [
+    ['no filter', {}, /transactions_business_due \(business_id=\? AND \(due_date,created_at,id\)<\(\?,\?,\?\)\)/],
+    [
+      'a status',
+      { status: 'outstanding' },
+      /transactions_business_open_due \(business_id=\? AND open=\? AND \(due_date,created_at,id\)<\(\?,\?,\?\)\)/,
+    ],
+    [
+      'a contact',
+      { contactId: contact },
+      /transactions_business_contact_due \(business_id=\? AND contact_id=\? AND \(due_date,created_at,id\)<\(\?,\?,\?\)\)/,
+    ],
+  ];
+  for (const [name, filter, index] of cursorCases) {
+    it(`starts a cursor page with ${name} inside the index range, without sorting`, async () => {
+      const plan = await planOf(() => listTransactions(db, business, { ...filter, today: '2026-11-23' }, 50, 0, after));
+      expect(plan).toMatch(index);
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+    });
+  }
+
+  it('finds a deep offset page from the index alone (a deferred join), then reads only its rows', async () => {
+    const plan = await planOf(() => listTransactions(db, business, { today: '2026-11-23' }, 50, 999_000));
+    expect(plan).toMatch(
+      /SCAN transactions USING COVERING INDEX transactions_business_due \(business_id=\?\)|SEARCH transactions USING COVERING INDEX transactions_business_due \(business_id=\?\)/,
+    );
+    expect(plan).toMatch(/USING INDEX sqlite_autoindex_transactions_1 \(id=\?\)|USING PRIMARY KEY/);
+  });
+
+  it('walks the due-date order for a since that matches many dues, without sorting them', async () => {
+    const since = '2020-01-01T00:00:00.000Z';
+    const filter = { since, sinceMatchesMany: true, today: '2026-11-23' };
+    const plan = await planOf(() => listTransactions(db, business, filter, 200, 0));
+    expect(plan).toMatch(/transactions_business_due \(business_id=\?\)/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
+    const deep = await planOf(() => listTransactions(db, business, filter, 200, 5000));
+    expect(deep).toMatch(/COVERING INDEX transactions_business_due \(business_id=\?\)/);
+  });
+
   for (const [name, filter, index, countIndex = index] of cases) {
     it(`lists with ${name} through the right index, without sorting`, async () => {
       const plan = await planOf(() => listTransactions(db, business, { ...filter, today: '2026-11-23' }, 50, 0));

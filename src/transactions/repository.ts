@@ -1,7 +1,15 @@
-import { type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { insertRows, isPostgres, precompiled } from '../db/precompiled.js';
+import { insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
 import type { StatusFilter } from './schema.js';
 
@@ -71,6 +79,11 @@ export interface TransactionFilter {
   status?: StatusFilter | undefined;
   contactId?: string | undefined;
   since?: string | undefined;
+  /**
+   * `since` matches many of the business's dues (sinceMatchesMany): the list walks the due-date
+   * order and checks `since` on the way instead of sorting every match.
+   */
+  sinceMatchesMany?: boolean | undefined;
   /** due dates within these bounds, both inclusive (YYYY-MM-DD) */
   dueFrom?: string | undefined;
   dueTo?: string | undefined;
@@ -89,15 +102,22 @@ export interface TransactionFilter {
  * have a past due date, so "overdue" is exactly "open and due before today", and "pending" is
  * "open and due today or later", whether or not the sweeper has run yet.
  *
- * With a contact or a `since` filter, the status terms are kept off the index (`+open`, SQLite's
- * way to say so; harmless on PostgreSQL): SQLite has no statistics and otherwise walked every open
- * due of the business in date order looking for one contact's (6 s at 1M dues for a contact with
- * 26), where the contact's index (or the updated_at one) holds just the rows wanted.
+ * With a contact or a `since` filter, the status terms are kept off the index (offIndex): SQLite
+ * has no statistics and otherwise walked every open due of the business in date order looking
+ * for one contact's (6 s at 1M dues for a contact with 26), where the contact's index (or the
+ * updated_at one) holds just the rows wanted. A `since` that matches many dues is the opposite
+ * case: then `updated_at` is kept off the index and the list walks the due-date order.
  */
-function filterCondition(eb: ExpressionBuilder<Database, 'transactions'>, businessId: string, f: TransactionFilter) {
-  const narrower = f.contactId !== undefined || f.since !== undefined;
-  const open = narrower ? sql<number>`+${sql.ref('transactions.open')}` : sql.ref('transactions.open');
-  const dueDate = narrower ? sql<string>`+${sql.ref('transactions.due_date')}` : sql.ref('transactions.due_date');
+function filterCondition(
+  db: Executor,
+  eb: ExpressionBuilder<Database, 'transactions'>,
+  businessId: string,
+  f: TransactionFilter,
+) {
+  const sinceByIndex = f.since !== undefined && !f.sinceMatchesMany;
+  const narrower = f.contactId !== undefined || sinceByIndex;
+  const open = narrower ? offIndex<number>(db, 'transactions.open') : sql.ref<number>('transactions.open');
+  const dueDate = narrower ? offIndex<string>(db, 'transactions.due_date') : sql.ref<string>('transactions.due_date');
   const terms: Expression<SqlBool>[] = [eb('transactions.business_id', '=', businessId)];
   switch (f.status) {
     case 'pending':
@@ -115,10 +135,15 @@ function filterCondition(eb: ExpressionBuilder<Database, 'transactions'>, busine
     default:
       // Deleted dues are open = -1: outside every status range, and left out of the plain list by
       // a term kept off the index (few rows are deleted; the due-date index keeps serving the order).
-      if (!f.includeDeleted) terms.push(eb(sql<number>`+${sql.ref('transactions.open')}`, '>=', 0));
+      if (!f.includeDeleted) terms.push(eb(offIndex<number>(db, 'transactions.open'), '>=', 0));
   }
   if (f.contactId !== undefined) terms.push(eb('transactions.contact_id', '=', f.contactId));
-  if (f.since !== undefined) terms.push(eb('transactions.updated_at', '>=', f.since));
+  if (f.since !== undefined) {
+    const updatedAt = sinceByIndex
+      ? sql.ref<string>('transactions.updated_at')
+      : offIndex<string>(db, 'transactions.updated_at');
+    terms.push(eb(updatedAt, '>=', f.since));
+  }
   if (f.dueFrom !== undefined) terms.push(eb(dueDate, '>=', f.dueFrom));
   if (f.dueTo !== undefined) terms.push(eb(dueDate, '<=', f.dueTo));
   return eb.and(terms);
@@ -129,31 +154,85 @@ function matchingDues(db: Executor, businessId: string, words: FuzzyWord[]) {
   return fromFuzzyMatches(db, businessId, words, 'transactions');
 }
 
+/** Where a page starts (PRODUCT part 17): the list's order keys of the row given as `starting_after`. */
+export interface ListPosition {
+  due_date: string;
+  created_at: string;
+  id: string;
+}
+
+/** The order keys of one due of the business (deleted ones too: its place in the order stands). */
+export function findListPosition(db: Executor, businessId: string, id: string): Promise<ListPosition | undefined> {
+  return db
+    .selectFrom('transactions')
+    .select(['due_date', 'created_at', 'id'])
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+function keysAfter(eb: ExpressionBuilder<Database, 'transactions'>, after: ListPosition) {
+  // Every order key descends, so the rows after the cursor are those with smaller keys: one
+  // range of the same index the list walks (a row value compares column by column).
+  return eb(
+    eb.refTuple('transactions.due_date', 'transactions.created_at', 'transactions.id'),
+    '<',
+    eb.tuple(after.due_date, after.created_at, after.id),
+  );
+}
+
+/** The list's order, on any query over transactions. */
+function ordered<TB extends keyof Database, O>(q: SelectQueryBuilder<Database, TB | 'transactions', O>) {
+  return q
+    .orderBy(sql.ref('transactions.due_date'), 'desc')
+    .orderBy(sql.ref('transactions.created_at'), 'desc')
+    .orderBy(sql.ref('transactions.id'), 'desc');
+}
+
 function listQuery(
+  db: Executor,
   q: ReturnType<typeof withContact>,
   businessId: string,
   filter: TransactionFilter,
   limit: number,
   offset: number,
+  after?: ListPosition,
 ) {
-  return q
-    .where((eb) => filterCondition(eb as unknown as ExpressionBuilder<Database, 'transactions'>, businessId, filter))
-    .orderBy('transactions.due_date', 'desc')
-    .orderBy('transactions.created_at', 'desc')
-    .orderBy('transactions.id', 'desc')
+  const where = (eb: ExpressionBuilder<Database, 'transactions'>) => {
+    const condition = filterCondition(db, eb, businessId, filter);
+    return after === undefined ? condition : eb.and([condition, keysAfter(eb, after)]);
+  };
+  return ordered(q.where((eb) => where(eb as unknown as ExpressionBuilder<Database, 'transactions'>)))
     .limit(limit)
     .offset(offset);
 }
 
+/**
+ * An offset page as a deferred join: the page's ids first, from the list's index alone (the
+ * migration 2026-11-24T06-00 puts every column the conditions read in it), then only those rows.
+ * Reading each row skipped over cost a table read per row (7 s at offset 800,000).
+ */
+function deferredListQuery(db: Executor, businessId: string, filter: TransactionFilter, limit: number, offset: number) {
+  const ids = ordered(
+    db
+      .selectFrom('transactions')
+      .select('transactions.id')
+      .where((eb) => filterCondition(db, eb, businessId, filter)),
+  )
+    .limit(limit)
+    .offset(offset);
+  return ordered(withContact(db).where('transactions.id', 'in', ids));
+}
+
 type ListArgs = { businessId: string; today: string; limit: number; offset: number } & Partial<
-  Record<'contactId' | 'since' | 'dueFrom' | 'dueTo', string>
+  Record<'contactId' | 'since' | 'dueFrom' | 'dueTo' | 'afterDue' | 'afterCreated' | 'afterId', string>
 >;
 /** The list statement per filter shape (the status, and which filters are given): at most 80. */
 const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<TransactionView[]>>();
 
-function listForShape(filter: TransactionFilter) {
+function listForShape(filter: TransactionFilter, after: ListPosition | undefined, deferred: boolean) {
   const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
-  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}`;
+  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}${filter.sinceMatchesMany ? '+m' : ''}${deferred ? '+o' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
   let query = listByShape.get(shape);
   if (!query) {
     query = precompiled<ListArgs, TransactionView>((db, arg) => {
@@ -165,34 +244,50 @@ function listForShape(filter: TransactionFilter) {
         since: stand(filter.since, 'since'),
         dueFrom: stand(filter.dueFrom, 'dueFrom'),
         dueTo: stand(filter.dueTo, 'dueTo'),
+        sinceMatchesMany: filter.sinceMatchesMany,
         today: arg('today'),
         includeDeleted: filter.includeDeleted,
       };
-      return listQuery(withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'));
+      if (deferred) return deferredListQuery(db, arg('businessId'), standIns, arg('limit'), arg('offset'));
+      const afterStandIn =
+        after === undefined
+          ? undefined
+          : { due_date: arg('afterDue'), created_at: arg('afterCreated'), id: arg('afterId') };
+      return listQuery(db, withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'), afterStandIn);
     });
     listByShape.set(shape, query);
   }
   return query;
 }
 
-/** A page of the business's dues, newest due date first (on every list: compiled once per filter shape). */
+/**
+ * A page of the business's dues, newest due date first (on every list: compiled once per filter
+ * shape): `offset` rows skipped, or those following `after` (a cursor).
+ */
 export function listTransactions(
   db: Executor,
   businessId: string,
   filter: TransactionFilter,
   limit: number,
   offset: number,
+  after?: ListPosition,
 ): Promise<TransactionView[]> {
   if (filter.contactName !== undefined) {
     // The earlier shape's fuzzy search: as many terms as the query has words, built each time.
     const from = matchingDues(db, businessId, filter.contactName);
-    return listQuery(withContact(db, from), businessId, filter, limit, offset).execute();
+    return listQuery(db, withContact(db, from), businessId, filter, limit, offset, after).execute();
   }
-  return listForShape(filter)(db, {
+  // A cursor page starts inside the index range: nothing to skip, so no deferred join.
+  return listForShape(
+    filter,
+    after,
+    after === undefined && offset > 0,
+  )(db, {
     businessId,
     today: filter.today,
     limit,
     offset,
+    ...(after !== undefined && { afterDue: after.due_date, afterCreated: after.created_at, afterId: after.id }),
     ...(filter.contactId !== undefined && { contactId: filter.contactId }),
     ...(filter.since !== undefined && { since: filter.since }),
     ...(filter.dueFrom !== undefined && { dueFrom: filter.dueFrom }),
@@ -204,8 +299,44 @@ export async function countTransactions(db: Executor, businessId: string, filter
   const from =
     filter.contactName === undefined ? db.selectFrom('transactions') : matchingDues(db, businessId, filter.contactName);
   const row = await from
-    .where((eb) => filterCondition(eb, businessId, filter))
+    .where((eb) => filterCondition(db, eb, businessId, filter))
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Whether at least `n` of the business's dues (deleted ones too) changed at or after `since`: a
+ * probe of at most `n` entries of the updated_at index, which tells the list which way to go.
+ */
+export async function updatedSinceAtLeast(db: Executor, businessId: string, since: string, n: number) {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('transactions')
+        .select(sql<number>`1`.as('one'))
+        .where('business_id', '=', businessId)
+        .where('updated_at', '>=', since)
+        .limit(n)
+        .as('probe'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n) >= n;
+}
+
+/**
+ * How many dues, not deleted, of `open` (1 open, 0 paid, undefined both) last changed before
+ * `since`: from the updated_at index alone. An incremental sync that matches most dues counts
+ * the ones it does not match instead (the total less these).
+ */
+export async function countUpdatedBefore(db: Executor, businessId: string, since: string, open: 0 | 1 | undefined) {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('updated_at', '<', since)
+    .where('open', open === undefined ? '>=' : '=', open ?? 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

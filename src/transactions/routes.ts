@@ -13,6 +13,7 @@ import {
   Payment,
   RecordPaymentBody,
   Transaction,
+  TransactionDetail,
 } from './schema.js';
 
 export async function transactionRoutes(app: App) {
@@ -21,6 +22,7 @@ export async function transactionRoutes(app: App) {
   const ctx = (request: FastifyRequest) => ({
     today: transactions.today(request.auth.business),
     publicBaseUrl,
+    timezone: request.auth.business.timezone,
   });
 
   app.get(
@@ -30,7 +32,7 @@ export async function transactionRoutes(app: App) {
         tags: ['Transactions'],
         summary: 'List dues, newest due date first',
         description:
-          'status: pending (not yet past due), overdue (past due and unpaid), outstanding (both), paid. since: rows updated at or after this instant, for incremental sync; with include_deleted=true it also returns the dues deleted since then (deleted_at set). Ordered by due_date, then created_at, then id, all descending.',
+          'status: pending (not yet past due), overdue (past due and unpaid), outstanding (both), paid. since: rows updated at or after this instant, for incremental sync; with include_deleted=true it also returns the dues deleted since then (deleted_at set). Ordered by due_date, then created_at, then id, all descending. starting_after: the id of the last due of the previous page gives the dues that follow it (a cursor; offset must then be 0 or absent); a walk by cursor stays fast at any depth, where a deep offset costs more.',
         querystring: ListTransactionsQuery,
         response: { 200: Page(ref(Transaction)), ...errorResponses() },
       },
@@ -40,13 +42,13 @@ export async function transactionRoutes(app: App) {
       const today = transactions.today(business);
       const page = async () => {
         const found = await transactions.list(business, request.query, {}, today);
-        const c = { today, publicBaseUrl };
+        const c = { today, publicBaseUrl, timezone: business.timezone };
         return {
           data: found.rows.map((r) => presentTransaction(r, c)),
           total: found.total,
           limit: found.limit,
           offset: found.offset,
-          hasMore: found.offset + found.rows.length < found.total,
+          hasMore: found.hasMore,
         };
       };
       // Incremental syncs (since) hardly ever ask for the same page twice: not kept.
@@ -104,13 +106,15 @@ export async function transactionRoutes(app: App) {
       schema: {
         tags: ['Transactions'],
         summary: 'One due',
+        description: 'The due with `reminders`: the steps of its reminder sequence, oldest first.',
         params: IdParams,
-        response: { 200: Data(ref(Transaction)), ...errorResponses(404) },
+        response: { 200: Data(ref(TransactionDetail)), ...errorResponses(404) },
       },
     },
-    async (request) => ({
-      data: presentTransaction(await transactions.get(request.auth.business, request.params.id), ctx(request)),
-    }),
+    async (request) => {
+      const { due, reminders } = await transactions.getWithReminders(request.auth.business, request.params.id);
+      return { data: { ...presentTransaction(due, ctx(request)), reminders } };
+    },
   );
 
   app.post(
@@ -234,4 +238,4 @@ export async function transactionRoutes(app: App) {
   );
 }
 
-export const transactionSchemas = [Transaction, Payment];
+export const transactionSchemas = [Transaction, TransactionDetail, Payment];

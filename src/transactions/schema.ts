@@ -45,6 +45,18 @@ export const Transaction = Type.Object(
     ),
     series_id: Nullable({ ...Uuid, description: 'id of the first due of its series; null when it does not repeat' }),
     reminders_paused: Type.Boolean({ description: "true when this due's automatic reminders are paused" }),
+    promise: Nullable(
+      Type.Object(
+        {
+          date: DateString,
+          made_at: Timestamp,
+          kept: Nullable(
+            Type.Boolean({ description: 'paid by the end of the promised day (business time zone); null until then' }),
+          ),
+        },
+        { description: "the buyer's latest promise to pay, from a chat reply (PRODUCT part 13)" },
+      ),
+    ),
     amount_paid_paise: Type.Integer({ minimum: 0, description: 'sum of the payments recorded' }),
     balance_paise: Type.Integer({ minimum: 0, description: 'amount_paise - amount_paid_paise: what is still owed' }),
     deleted_at: Nullable({
@@ -59,6 +71,32 @@ export const Transaction = Type.Object(
   { $id: 'Transaction' },
 );
 export type TransactionResponse = Static<typeof Transaction>;
+
+export const REMINDER_STEP_STATUSES = ['scheduled', 'sent', 'skipped', 'cancelled'] as const;
+
+/** One step of a due's reminder sequence (PRODUCT part 13). */
+export const ReminderStep = Type.Object(
+  {
+    template: Type.String(),
+    scheduled_for: Timestamp,
+    status: Type.String({ enum: [...REMINDER_STEP_STATUSES] }),
+    reason: Nullable(
+      Type.String({
+        description:
+          'why it is held back, skipped or cancelled: a part 6 protection, or paid, deleted, paused, promised',
+      }),
+    ),
+  },
+  { description: 'one step of the reminder sequence' },
+);
+export type ReminderStepResponse = Static<typeof ReminderStep>;
+
+/** The single-due read: the due with the steps of its reminder sequence, oldest first. */
+export const TransactionDetail = Type.Object(
+  { ...Transaction.properties, reminders: Type.Array(ReminderStep) },
+  { $id: 'TransactionDetail' },
+);
+export type TransactionDetailResponse = Static<typeof TransactionDetail>;
 
 export const CreateTransactionBody = Type.Object(
   {
@@ -139,6 +177,11 @@ export const ListTransactionsQuery = Type.Object(
         description: 'with since: deleted dues changed since then are listed too, with deleted_at set',
       }),
     ),
+    starting_after: Type.Optional({
+      ...Uuid,
+      description:
+        'id of the last due of the previous page: the page of dues that follow it, same filters (offset 0 or absent)',
+    }),
     ...PageQuery,
   },
   { additionalProperties: false },

@@ -2,20 +2,36 @@ import { type BusinessRow, findBusiness } from '../businesses/repository.js';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
-import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
+import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
 import type { Db, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
+import { type SequenceStepView, sequenceOf } from '../reminder-schedule/steps.js';
 import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import { insertDue } from './new-due.js';
 import { type PaymentInput, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
-import type { CreateTransactionInput, ListTransactionsInput, MarkPaidInput, PatchTransactionInput } from './schema.js';
+import type {
+  CreateTransactionInput,
+  ListTransactionsInput,
+  MarkPaidInput,
+  PatchTransactionInput,
+  StatusFilter,
+} from './schema.js';
 import { extendSeries } from './series.js';
+
+/**
+ * From this many dues changed since a `since`, the list walks the due-date order instead of
+ * sorting every match (transactions/repository.ts filterCondition).
+ */
+const SINCE_MANY = 1000;
+
+/** The statuses that are one value of `open` (the others also split on the due date). */
+const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
 
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
@@ -27,7 +43,13 @@ export interface CreatedTransaction {
 
 export class TransactionService {
   constructor(
-    private readonly deps: { db: Db; clock: Clock; contacts: ContactService; idempotency: IdempotencyStore },
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      contacts: ContactService;
+      idempotency: IdempotencyStore;
+      reads?: LongReads;
+    },
   ) {}
 
   today(business: BusinessRow): string {
@@ -113,6 +135,15 @@ export class TransactionService {
     return row;
   }
 
+  /** GET /v1/transactions/{id}: the due and the steps of its reminder sequence (PRODUCT part 13). */
+  async getWithReminders(
+    business: BusinessRow,
+    id: string,
+  ): Promise<{ due: repo.TransactionView; reminders: SequenceStepView[] }> {
+    const due = await this.get(business, id);
+    return { due, reminders: await sequenceOf(this.deps.db, due.id) };
+  }
+
   /**
    * `more` holds the earlier shape's extra filters: due dates within [dueFrom, dueTo] (inclusive,
    * either bound optional) and a fuzzy contact-name search (contacts/fuzzy.ts; a search without
@@ -123,6 +154,18 @@ export class TransactionService {
     query: ListTransactionsInput,
     more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string } = {},
     today: string = this.today(business),
+  ) {
+    const reads = this.deps.reads;
+    if (!reads) return this.listOn(this.deps.db, business, query, more, today);
+    return reads.gate.run(business.id, () => this.listOn(reads.db, business, query, more, today));
+  }
+
+  private async listOn(
+    db: Db,
+    business: BusinessRow,
+    query: ListTransactionsInput,
+    more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string },
+    today: string,
   ) {
     const filter: repo.TransactionFilter = {
       status: query.status as repo.TransactionFilter['status'],
@@ -144,12 +187,58 @@ export class TransactionService {
       filter.contactName === undefined;
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const db = this.deps.db;
-    const [rows, total] = await Promise.all([
-      repo.listTransactions(db, business.id, filter, limit, offset),
-      onlyStatus ? this.countFromTotals(business, filter) : repo.countTransactions(db, business.id, filter),
-    ]);
-    return { rows, total, limit, offset };
+    const after = await this.listPosition(business, query.starting_after, offset);
+    if (filter.since !== undefined) {
+      filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
+    }
+    // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
+    // statement after the other: a business's list holds one read thread at a time (gate).
+    const found = await repo.listTransactions(
+      db,
+      business.id,
+      filter,
+      after === undefined ? limit : limit + 1,
+      offset,
+      after,
+    );
+    const total = onlyStatus ? await this.countFromTotals(business, filter) : await this.count(db, business, filter);
+    const rows = found.length > limit ? found.slice(0, limit) : found;
+    const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
+    return { rows, total, limit, offset, hasMore };
+  }
+
+  /** PRODUCT part 17: `starting_after` names a due of this business, and comes without an offset. */
+  private async listPosition(
+    business: BusinessRow,
+    startingAfter: string | undefined,
+    offset: number,
+  ): Promise<repo.ListPosition | undefined> {
+    if (startingAfter === undefined) return undefined;
+    if (offset !== 0) throw errors.invalid('offset', 'offset must be 0 or absent with starting_after');
+    const position = await repo.findListPosition(this.deps.db, business.id, startingAfter);
+    if (!position) throw errors.invalid('starting_after', 'starting_after is not the id of a due of this business');
+    return position;
+  }
+
+  /**
+   * An incremental sync that matches most dues (a first sync from long ago) counts the dues it
+   * does not match, from the updated_at index alone, and takes them from the running totals.
+   */
+  private async count(db: Db, business: BusinessRow, filter: repo.TransactionFilter): Promise<number> {
+    const open = filter.status === undefined ? undefined : OPEN_OF_STATUS[filter.status];
+    const fromTotals =
+      filter.since !== undefined &&
+      filter.sinceMatchesMany &&
+      !filter.includeDeleted &&
+      filter.contactId === undefined &&
+      filter.dueFrom === undefined &&
+      filter.dueTo === undefined &&
+      filter.contactName === undefined &&
+      (filter.status === undefined || open !== undefined);
+    if (!fromTotals) return repo.countTransactions(db, business.id, filter);
+    const all = await this.countFromTotals(business, filter);
+    const unmatched = await repo.countUpdatedBefore(db, business.id, filter.since as string, open);
+    return all - unmatched;
   }
 
   /** Status-only counts come from the running totals instead of counting up to millions of rows. */

@@ -11,6 +11,7 @@ import type { BusinessRow } from '../../src/businesses/repository.js';
 import type { CreateBusinessInput } from '../../src/businesses/service.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { StorageSeams } from '../../src/db/sqlite/open.js';
+import type { ReadHold } from '../../src/db/sqlite/read-pool.js';
 import { migrate, openStore, type Store } from '../../src/db/store.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import type { App } from '../../src/http/types.js';
@@ -52,10 +53,15 @@ export async function createTestDatabase(): Promise<string> {
 /** A store of one's own: a fresh SQLite file, or a fresh PostgreSQL database. */
 export async function openTestStore(
   sqlite?: StorageSeams,
+  reads: { readThreads?: number; readsPerBusiness?: number; readHold?: ReadHold } = {},
 ): Promise<{ store: Store; dataDir: string; databaseUrl: string | undefined }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-test-'));
   const databaseUrl = STORE === 'postgres' ? await createTestDatabase() : undefined;
-  const store = openStore({ dataDir, databaseUrl, pgPoolMax: 5 }, sqlite && { sqlite });
+  const { readHold, ...readConfig } = reads;
+  const store = openStore(
+    { dataDir, databaseUrl, pgPoolMax: 5, ...readConfig },
+    { ...(sqlite && { sqlite }), ...(readHold && { readHold }) },
+  );
   if (STORE === 'sqlite') await migrate(store.db);
   return { store, dataDir, databaseUrl };
 }
@@ -115,11 +121,13 @@ export async function startHarness(
     webhookSender?: WebhookSender;
     /** SQLite storage fault seams (db/sqlite/open.ts), for the fault tests */
     sqlite?: StorageSeams;
+    /** SQLite read threads for the lists (db/sqlite/read-pool.ts; off unless given), the per-business bound, the hold seam */
+    reads?: { readThreads?: number; readsPerBusiness?: number; readHold?: ReadHold };
     /** the payments gateway port (default: the adapter PAYMENTS_GATEWAY in env names) */
     gateway?: PaymentsGateway;
   } = {},
 ): Promise<Harness> {
-  const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite);
+  const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite, options.reads);
   const clock = new ManualClock(options.now ?? new Date());
   const config = loadConfig(
     {

@@ -9,6 +9,8 @@ import * as businessDataVersion from './2026-11-23T01-00_business-data-version.j
 import * as ascendingListIndexes from './2026-11-23T02-00_ascending-list-indexes.js';
 import * as dueLifecycle from './2026-11-24T01-00_due-lifecycle.js';
 import * as moneyIn from './2026-11-24T05-00_money-in.js';
+import * as coveringListIndexes from './2026-11-24T06-00_covering-list-indexes.js';
+import * as sequences from './2026-11-24T07-00_sequences.js';
 import * as dataVersionAtCommit from './2026-11-24T08-00_data-version-at-commit.js';
 
 /**
@@ -27,5 +29,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T02-00_ascending-list-indexes': ascendingListIndexes,
   '2026-11-24T01-00_due-lifecycle': dueLifecycle,
   '2026-11-24T05-00_money-in': moneyIn,
+  '2026-11-24T06-00_covering-list-indexes': coveringListIndexes,
+  '2026-11-24T07-00_sequences': sequences,
   '2026-11-24T08-00_data-version-at-commit': dataVersionAtCommit,
 };

@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Insertable, sql } from 'kysely';
+import { loadConfig } from '../src/config.js';
+import { nameTerms } from '../src/contacts/fuzzy.js';
+import { insertRows } from '../src/db/precompiled.js';
+import type { Db, TransactionTable } from '../src/db/schema.js';
+import { migrate, openStore } from '../src/db/store.js';
+import { systemClock } from '../src/lib/clock.js';
+import { localDate } from '../src/lib/dates.js';
+import { uuidv7 } from '../src/lib/ids.js';
+import { createServices } from '../src/services.js';
+import { BENCH_DIR } from './seed.js';
+
+/**
+ * The `scale` group's data (issue 18): a big business with `dues` dues over `dues / 10` contacts
+ * and a small one with 1,000, written in bulk (multi-row INSERTs of thousands of rows, many per
+ * database transaction) rather than through the services one due at a time, so that a million
+ * dues take well under a minute on either store. The rows are those the services would write
+ * (past-due dues already swept to stored overdue, a share paid) and the running totals, per-day
+ * aggregates and fuzzy-search terms are written to match them. Reused while the size matches.
+ */
+
+export interface ScaleData {
+  dues: number;
+  apiKey: string;
+  smallApiKey: string;
+  /** a sample of the big business's due ids, for GET one due */
+  dueIds: string[];
+  /** a sample of the small business's due ids (the noisy neighbour's victim) */
+  smallDueIds: string[];
+  contactIds: string[];
+}
+
+const ROWS_PER_TRANSACTION = 20_000;
+
+function dayOffset(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export async function seedScale(opts: { dues: number; databaseUrl?: string | undefined; fresh?: boolean }) {
+  const store = opts.databaseUrl ? 'postgres' : 'sqlite';
+  const dataDir = path.join(BENCH_DIR, `scale-${store}-${opts.dues}`);
+  const meta = path.join(dataDir, 'scale.json');
+  if (!opts.fresh && existsSync(meta)) {
+    const data = JSON.parse(readFileSync(meta, 'utf8')) as ScaleData;
+    if (data.dues === opts.dues) return { dataDir, data };
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const config = loadConfig({ DATA_DIR: dataDir, ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }) });
+  const opened = openStore(config);
+  const db = opened.db;
+  if (opts.databaseUrl) await resetPostgres(db);
+  await migrate(db);
+  const services = createServices({ store: opened, clock: systemClock, config });
+  const started = Date.now();
+  try {
+    const big = await services.businesses.create({ name: 'Scale Traders', phone: '+91 90000 00011' });
+    const small = await services.businesses.create({ name: 'Small Scale Traders', phone: '+91 90000 00012' });
+    const bigContacts = await bulkContacts(db, big.business.id, Math.max(10, Math.floor(opts.dues / 10)));
+    const smallContacts = await bulkContacts(db, small.business.id, 50);
+    const dueIds = await bulkDues(db, big.business, opts.dues, bigContacts, started);
+    const smallDueIds = await bulkDues(db, small.business, 1000, smallContacts, started);
+    if (opts.databaseUrl) await sql`analyze`.execute(db);
+    const data: ScaleData = {
+      dues: opts.dues,
+      apiKey: big.apiKey,
+      smallApiKey: small.apiKey,
+      dueIds,
+      smallDueIds,
+      contactIds: bigContacts.slice(0, 1000),
+    };
+    writeFileSync(meta, JSON.stringify(data));
+    process.stderr.write(`scale data seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    return { dataDir, data };
+  } finally {
+    await services.webhookSender.close();
+    await opened.close();
+  }
+}
+
+/** A bench database on PostgreSQL starts empty (the data is not reused across runs there). */
+async function resetPostgres(db: Db) {
+  await sql`drop schema public cascade`.execute(db);
+  await sql`create schema public`.execute(db);
+}
+
+async function bulkContacts(db: Db, businessId: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  const base = Date.now() - 400 * 86_400_000;
+  for (let from = 0; from < count; from += ROWS_PER_TRANSACTION) {
+    await db.transaction().execute(async (trx) => {
+      const rows = [];
+      const terms = [];
+      for (let i = from; i < Math.min(from + ROWS_PER_TRANSACTION, count); i++) {
+        const at = new Date(base + i * 1000);
+        const id = uuidv7(at.getTime());
+        const name = `Buyer ${i} ${['Stores', 'Traders', 'Textiles', 'Mills'][i % 4]}`;
+        const phone = `919${String(100_000_000 + i).slice(1)}${i % 10}`;
+        rows.push({
+          id,
+          business_id: businessId,
+          name,
+          name_key: name.toLowerCase(),
+          phone,
+          phone_rev: phone.split('').reverse().join(''),
+          created_at: at.toISOString(),
+          updated_at: at.toISOString(),
+        });
+        for (const t of nameTerms(name)) terms.push({ business_id: businessId, contact_id: id, ...t });
+        ids.push(id);
+      }
+      await insertRows(trx, 'contacts', rows);
+      await insertRows(trx, 'contact_name_terms', terms);
+      await trx
+        .updateTable('business_totals')
+        .set((eb) => ({ contact_count: eb('contact_count', '+', rows.length) }))
+        .where('business_id', '=', businessId)
+        .execute();
+    });
+  }
+  return ids;
+}
+
+async function bulkDues(
+  db: Db,
+  business: { id: string; timezone: string; currency: string },
+  count: number,
+  contacts: string[],
+  started: number,
+): Promise<string[]> {
+  const today = localDate(business.timezone, new Date());
+  const sample: string[] = [];
+  const totals = {
+    pending_count: 0,
+    pending_paise: 0,
+    overdue_count: 0,
+    overdue_paise: 0,
+    paid_count: 0,
+    paid_paise: 0,
+  };
+  const pendingByDay = new Map<string, { count: number; paise: number }>();
+  const base = Date.now() - 400 * 86_400_000;
+  for (let from = 0; from < count; from += ROWS_PER_TRANSACTION) {
+    const rows: Insertable<TransactionTable>[] = [];
+    for (let i = from; i < Math.min(from + ROWS_PER_TRANSACTION, count); i++) {
+      const at = new Date(base + Math.floor((i * 400 * 86_400_000) / count)).toISOString();
+      const amount = 10_000 + ((i * 7919) % 5_000_000);
+      const dueDate = dayOffset(-365 + ((i * 31) % 425));
+      const paid = i % 10 === 3;
+      const status = paid ? 'paid' : dueDate < today ? 'overdue' : 'pending';
+      if (status === 'paid') {
+        totals.paid_count++;
+        totals.paid_paise += amount;
+      } else if (status === 'overdue') {
+        totals.overdue_count++;
+        totals.overdue_paise += amount;
+      } else {
+        totals.pending_count++;
+        totals.pending_paise += amount;
+        const day = pendingByDay.get(dueDate) ?? { count: 0, paise: 0 };
+        day.count++;
+        day.paise += amount;
+        pendingByDay.set(dueDate, day);
+      }
+      const id = uuidv7(Date.parse(at));
+      if (!paid && i % 97 === 0 && sample.length < 1000) sample.push(id);
+      rows.push({
+        id,
+        business_id: business.id,
+        contact_id: contacts[(i * 104_729) % contacts.length] as string,
+        amount_paise: amount,
+        amount_paid_paise: paid ? amount : 0,
+        currency: business.currency,
+        status,
+        open: paid ? 0 : 1,
+        direction: 'receivable',
+        due_date: dueDate,
+        paid_at: paid ? at : null,
+        utr: paid ? `UTR${i}` : null,
+        payment_method: paid ? 'upi' : null,
+        invoice_number: `INV-${i}`,
+        notes: null,
+        reminder_count: 0,
+        claim_count: 0,
+        pay_token: randomBytes(18).toString('base64url'),
+        created_at: at,
+        updated_at: at,
+      });
+    }
+    await db.transaction().execute((trx) => insertRows(trx, 'transactions', rows));
+    const done = Math.min(from + ROWS_PER_TRANSACTION, count);
+    const rate = done / ((Date.now() - started) / 1000);
+    if (count >= 100_000) process.stderr.write(`\r  dues: ${done}/${count} (${rate.toFixed(0)}/s)   `);
+  }
+  if (count >= 100_000) process.stderr.write('\n');
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('business_totals')
+      .set((eb) => ({
+        pending_count: eb('pending_count', '+', totals.pending_count),
+        pending_paise: eb('pending_paise', '+', totals.pending_paise),
+        overdue_count: eb('overdue_count', '+', totals.overdue_count),
+        overdue_paise: eb('overdue_paise', '+', totals.overdue_paise),
+        paid_count: eb('paid_count', '+', totals.paid_count),
+        paid_paise: eb('paid_paise', '+', totals.paid_paise),
+      }))
+      .where('business_id', '=', business.id)
+      .execute();
+    await insertRows(
+      trx,
+      'pending_by_day',
+      [...pendingByDay].map(([due_date, d]) => ({
+        business_id: business.id,
+        due_date,
+        due_count: d.count,
+        due_paise: d.paise,
+      })),
+    );
+  });
+  return sample;
+}

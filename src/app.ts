@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { bulkRoutes } from './bulk/routes.js';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(summaryRoutes);
       await v1.register(contactRoutes);
       await v1.register(transactionRoutes);
+      await v1.register(bulkRoutes);
       await v1.register(claimRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);

@@ -57,3 +57,27 @@ export const errors = {
   unavailable: (message: string, retryAfterSeconds = 1) =>
     new AppError('unavailable', message, { headers: { 'retry-after': String(retryAfterSeconds) } }),
 };
+
+/** One bad row of a bulk import (PRODUCT part 12): rows count from 1, the header excluded. */
+export interface RowError {
+  row: number;
+  field: string;
+  message: string;
+}
+
+/** A bulk import refused as a whole: 400 invalid_request with every bad row named. */
+export class RowsError extends AppError {
+  constructor(readonly rows: RowError[]) {
+    const first = rows[0];
+    super(
+      'invalid_request',
+      rows.length === 1 && first
+        ? `row ${first.row}: ${first.message}`
+        : `${rows.length} rows are invalid; nothing was imported`,
+    );
+  }
+
+  override toBody() {
+    return { error: { code: this.code, message: this.message, rows: this.rows } } as ReturnType<AppError['toBody']>;
+  }
+}

@@ -1,3 +1,4 @@
+import { BulkService } from './bulk/service.js';
 import { type AuthenticatedKey, BusinessService } from './businesses/service.js';
 import { type CacheNamespace, cache } from './cache/cache.js';
 import type { ChatChannel } from './channels/channel.js';
@@ -26,6 +27,8 @@ export interface Services {
   businesses: BusinessService;
   contacts: ContactService;
   transactions: TransactionService;
+  /** bulk import and export of dues (PRODUCT part 12) */
+  bulk: BulkService;
   summary: SummaryService;
   /** the chat channel port (CHAT_CHANNEL), shared by reminders and inbound replies */
   channel: ChatChannel;
@@ -109,6 +112,13 @@ export function createServices(deps: {
     businesses,
     contacts,
     transactions,
+    bulk: new BulkService({
+      db,
+      storeKind: deps.store.kind,
+      transactions,
+      idempotency,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
     summary,
     channel,
     reminders,

@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
 import type { BusinessService } from '../businesses/service.js';
-import { AppError, isClientError } from '../errors.js';
+import { AppError, isClientError, RowsError } from '../errors.js';
+import type { Services } from '../services.js';
+import { TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
 
 /**
  * Admin CLI (PRODUCT part 1, contract):
@@ -17,7 +20,9 @@ commands:
   business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false] [--reminder-steps "-3,0,7,30"]
                [--upi-id VPA]
   key issue --business ID
-  key revoke --key KEY`;
+  key revoke --key KEY
+  import --business ID --file F [--dry-run]
+  export --business ID [--status pending|overdue|outstanding|paid] > F`;
 
 class UsageError extends Error {}
 
@@ -37,6 +42,9 @@ const OPTIONS = {
   'reminder-steps': { type: 'string' },
   'upi-id': { type: 'string' },
   key: { type: 'string' },
+  file: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  status: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -124,10 +132,84 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** A bar on stderr while a terminal watches (PRODUCT part 12): `[#####.....] 5000/10000 rows`. */
+function progressBar(io: CliIo, done: number, total?: number) {
+  if (!io.progress) return;
+  if (total === undefined) return io.progress(`${done} rows`);
+  const width = 30;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  io.progress(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} rows`);
+}
+
+/** Commands of one word that need the services and the output stream (bulk import and export). */
+type BulkCommand = (
+  values: Values,
+  services: Services,
+  io: CliIo,
+) => Promise<{ json: object; text: string } | undefined>;
+
+const BULK_COMMANDS: Record<string, BulkCommand> = {
+  import: async (v, services, io) => {
+    allowOnly(v, ['business', 'file', 'dry-run']);
+    const businessId = required(v, 'business');
+    const file = required(v, 'file');
+    const business = await services.businesses.get(businessId);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --file ${file}: ${(error as Error).message}`);
+    }
+    const source = file.toLowerCase().endsWith('.json') ? { rows: jsonRows(text) } : { csv: text };
+    const result = await services.bulk.importDues(business, source, {
+      dryRun: v['dry-run'] === true,
+      onProgress: (done, total) => progressBar(io, done, total),
+    });
+    return {
+      json: { data: result },
+      text: `${v['dry-run'] ? 'dry run: would import' : 'imported'} ${result.created} dues (${result.contacts_created} new contacts)`,
+    };
+  },
+  export: async (v, services, io) => {
+    allowOnly(v, ['business', 'status']);
+    const status = v.status;
+    if (status !== undefined && !(TRANSACTION_STATUS_FILTERS as readonly string[]).includes(status)) {
+      throw new UsageError(`--status must be one of ${TRANSACTION_STATUS_FILTERS.join(', ')}`);
+    }
+    const business = await services.businesses.get(required(v, 'business'));
+    const write = io.write ?? ((chunk: string) => io.out(chunk.replace(/\r\n$/, '')));
+    let rows = -1;
+    for await (const chunk of services.bulk.exportCsv(business, {
+      ...(status !== undefined && { status: status as (typeof TRANSACTION_STATUS_FILTERS)[number] }),
+    })) {
+      await write(chunk);
+      rows += chunk.split('\r\n').length - 1;
+      progressBar(io, rows);
+    }
+    return undefined;
+  },
+};
+
+function jsonRows(text: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError('--file is not valid JSON');
+  }
+  const rows = (parsed as { rows?: unknown } | null)?.rows;
+  if (!Array.isArray(rows)) throw new UsageError('a JSON --file must be {"rows": [...]}');
+  return rows;
+}
+
 export interface CliIo {
   env: Record<string, string | undefined>;
   out(line: string): void;
   err(line: string): void;
+  /** raw output (the export's CSV), resolved once it may be written again; default: out */
+  write?(chunk: string): Promise<void> | void;
+  /** a progress line for a terminal (given only when stderr is one) */
+  progress?(text: string): void;
 }
 
 /** Runs one CLI command; returns the exit code. In-process so that it can be tested directly. */
@@ -150,9 +232,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.err(USAGE);
     return 0;
   }
+  const bulkCommand = positionals.length === 1 ? BULK_COMMANDS[positionals[0] as string] : undefined;
   const name = positionals.slice(0, 2).join(' ');
   const command = COMMANDS[name];
-  if (!command || positionals.length !== 2) {
+  if (!bulkCommand && (!command || positionals.length !== 2)) {
     return fail(
       new UsageError(positionals.length === 0 ? 'a command is required' : `unknown command "${positionals.join(' ')}"`),
       json,
@@ -163,8 +246,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const { bootstrap } = await import('../bootstrap.js');
   const runtime = await bootstrap({ env: io.env, logLevel: 'warn', logToStderr: true, shortLived: true });
   try {
-    const result = await command(values, runtime.services.businesses);
-    io.out(json ? JSON.stringify(result.json) : result.text);
+    const result = bulkCommand
+      ? await bulkCommand(values, runtime.services, io)
+      : await (command as Command)(values, runtime.services.businesses);
+    if (result) io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {
     return fail(error, json);
@@ -177,11 +262,13 @@ function report(error: unknown, json: boolean, io: CliIo): number {
   // Argument problems (and a business or key that does not exist) are exit 2; anything else 1.
   const usage = error instanceof UsageError || (error instanceof AppError && isClientError(error.code));
   const message = error instanceof Error ? error.message : String(error);
+  const rows = error instanceof RowsError ? error.rows : undefined;
   if (json) {
     const field = error instanceof AppError ? error.field : undefined;
-    io.out(JSON.stringify({ error: { message, ...(field !== undefined && { field }) } }));
+    io.out(JSON.stringify({ error: { message, ...(field !== undefined && { field }), ...(rows && { rows }) } }));
   }
-  io.err(usage ? `error: ${message}\n\n${USAGE}` : `error: ${message}`);
+  if (rows && !json) for (const r of rows) io.err(`row ${r.row}, ${r.field}: ${r.message}`);
+  io.err(usage && !rows ? `error: ${message}\n\n${USAGE}` : `error: ${message}`);
   return usage ? 2 : 1;
 }
 

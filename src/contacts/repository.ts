@@ -206,6 +206,18 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
     .execute();
 }
 
+/** A contact's chat replies, newest first. */
+export function listReplies(db: Executor, contactId: string, limit: number) {
+  return db
+    .selectFrom('buyer_replies')
+    .select(['id', 'text', 'received_at', 'promise_date', 'transaction_id'])
+    .where('contact_id', '=', contactId)
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** A contact with its balances and its most recent dues (for the score), read in one statement. */
 export type ContactWithStandingRow = ContactRow &
   Partial<Omit<ContactBalanceRow, 'contact_id'>> & {
@@ -290,16 +302,4 @@ export async function findContactWithStanding(
   recent: number,
 ): Promise<ContactWithStandingRow | undefined> {
   return (await contactWithStandingQuery(db, { businessId, id, today, recent }))[0];
-}
-
-/** A contact's chat replies, newest first. */
-export function listReplies(db: Executor, contactId: string, limit: number) {
-  return db
-    .selectFrom('buyer_replies')
-    .select(['id', 'text', 'received_at', 'promise_date', 'transaction_id'])
-    .where('contact_id', '=', contactId)
-    .orderBy('received_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
 }

@@ -48,14 +48,19 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   return phone;
 }
 
+/** A recent due as the payment score reads it. */
+interface RecentDue {
+  amount_paise: number;
+  due_date: string;
+  paid_at: string | null;
+  promise_date: string | null;
+}
+
 /** Where the long reads run (the store's read threads) and the per-business bound on them. */
 export interface LongReads {
   db: Db;
   gate: BusinessGate;
 }
-
-/** A due as a contact's standing reads it (repo.recentDuesForScore's row). */
-type StandingDue = { amount_paise: number; due_date: string; paid_at: string | null; promise_date: string | null };
 
 export interface CreatedContact {
   contact: repo.ContactRow;
@@ -315,10 +320,9 @@ export class ContactService {
     if (contactIds.length === 0) return result;
     const now = this.deps.clock.now();
     const today = localDate(business.timezone, now);
-    // One statement after the other: a business's reads hold one read connection at a time (gate).
     const balances = await repo.contactBalances(db, business.id, contactIds, today);
     const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
-    const duesByContact = new Map<string, StandingDue[]>();
+    const duesByContact = new Map<string, RecentDue[]>();
     for (const d of dues) {
       let list = duesByContact.get(d.contact_id);
       if (!list) {
@@ -337,16 +341,18 @@ export class ContactService {
   private standingOf(
     business: BusinessRow,
     b: Omit<repo.ContactBalanceRow, 'contact_id'>,
-    dues: readonly StandingDue[],
+    dues: readonly RecentDue[],
     today: string,
   ): ContactStanding {
     const score = paymentScore(
-      dues.map((d) => ({
-        amountPaise: Number(d.amount_paise),
-        dueDate: d.due_date,
-        paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
-        promiseDate: d.promise_date,
-      })),
+      dues.map(
+        (d): ScoredDue => ({
+          amountPaise: Number(d.amount_paise),
+          dueDate: d.due_date,
+          paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+          promiseDate: d.promise_date,
+        }),
+      ),
       today,
     );
     const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);

@@ -19,26 +19,29 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * Writes an event to the outbox. Call it with the transaction of the change that caused the
  * event: a change that commits always has its event, a change that rolls back never does.
  */
-export async function recordEvent(
-  trx: Executor,
-  event: {
-    businessId: string;
-    type: EventType;
-    data: Record<string, unknown>;
-    at: Date;
-  },
-): Promise<string> {
-  const id = uuidv7(event.at.getTime());
-  await insertRows(trx, 'events', [
-    {
-      id,
-      business_id: event.businessId,
-      type: event.type,
-      payload: JSON.stringify(event.data),
-      created_at: event.at.toISOString(),
-      dispatched_at: null,
-    },
-  ]);
+export interface OutboxEvent {
+  businessId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  at: Date;
+}
+
+export async function recordEvent(trx: Executor, event: OutboxEvent): Promise<string> {
+  return (await recordEvents(trx, [event]))[0] as string;
+}
+
+/** Several events in one statement (a bulk import: one event per due, as if each were created alone). */
+export async function recordEvents(trx: Executor, events: readonly OutboxEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event) => ({
+    id: uuidv7(event.at.getTime()),
+    business_id: event.businessId,
+    type: event.type,
+    payload: JSON.stringify(event.data),
+    created_at: event.at.toISOString(),
+    dispatched_at: null,
+  }));
+  await insertRows(trx, 'events', rows);
   await signalOutbox(trx);
-  return id;
+  return rows.map((r) => r.id);
 }

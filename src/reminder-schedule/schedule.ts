@@ -26,31 +26,43 @@ export async function scheduleForNewDue(
   due: Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>,
   now: Date,
 ): Promise<void> {
+  await scheduleForNewDues(trx, business, [due], now);
+}
+
+/** The sequences of several new dues (a bulk import's chunk) in one statement. */
+export async function scheduleForNewDues(
+  trx: Executor,
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
+  dues: readonly Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>[],
+  now: Date,
+): Promise<void> {
   const at = now.toISOString();
   const rows: ReminderTable[] = [];
-  for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
-    if (step.at.getTime() <= now.getTime()) continue;
-    rows.push({
-      id: uuidv7(now.getTime()),
-      business_id: due.business_id,
-      transaction_id: due.id,
-      contact_id: due.contact_id,
-      kind: 'automatic',
-      status: 'scheduled',
-      template: step.template,
-      reason: null,
-      scheduled_for: step.at.toISOString(),
-      sent_at: null,
-      attempts: 0,
-      lease_id: null,
-      locked_until: null,
-      provider_message_id: null,
-      delivery_status: null,
-      delivery_updated_at: null,
-      created_at: at,
-      updated_at: at,
-      step_until: step.until?.toISOString() ?? null,
-    });
+  for (const due of dues) {
+    for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
+      if (step.at.getTime() <= now.getTime()) continue;
+      rows.push({
+        id: uuidv7(now.getTime()),
+        business_id: due.business_id,
+        transaction_id: due.id,
+        contact_id: due.contact_id,
+        kind: 'automatic',
+        status: 'scheduled',
+        template: step.template,
+        reason: null,
+        scheduled_for: step.at.toISOString(),
+        sent_at: null,
+        attempts: 0,
+        lease_id: null,
+        locked_until: null,
+        provider_message_id: null,
+        delivery_status: null,
+        delivery_updated_at: null,
+        created_at: at,
+        updated_at: at,
+        step_until: step.until?.toISOString() ?? null,
+      });
+    }
   }
   // One statement for the whole sequence: creating a due stays one round trip for its reminders.
   await insertRows(trx, 'reminders', rows);

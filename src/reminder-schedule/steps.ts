@@ -1,3 +1,4 @@
+import { precompiled } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 
 export type StepStatus = 'scheduled' | 'sent' | 'skipped' | 'cancelled';
@@ -35,15 +36,20 @@ export function stepView(row: {
   };
 }
 
-/** The steps of a due's sequence, oldest first. */
-export async function sequenceOf(db: Executor, transactionId: string): Promise<SequenceStepView[]> {
-  const rows = await db
+const sequenceQuery = precompiled<
+  { transactionId: string },
+  { template: string | null; scheduled_for: string; status: string; reason: string | null }
+>((db, arg) =>
+  db
     .selectFrom('reminders')
     .select(['template', 'scheduled_for', 'status', 'reason'])
-    .where('transaction_id', '=', transactionId)
+    .where('transaction_id', '=', arg('transactionId'))
     .where('kind', '=', 'automatic')
     .orderBy('scheduled_for')
-    .orderBy('id')
-    .execute();
-  return rows.map(stepView);
+    .orderBy('id'),
+);
+
+/** The steps of a due's sequence, oldest first (on every GET of a due: precompiled). */
+export async function sequenceOf(db: Executor, transactionId: string): Promise<SequenceStepView[]> {
+  return (await sequenceQuery(db, { transactionId })).map(stepView);
 }

@@ -51,54 +51,6 @@ const addToDayQuery = precompiled<{ businessId: string; dueDate: string; paise: 
     ),
 );
 
-/**
- * PostgreSQL: all three in one statement (issue 26), so that a create holds its business's totals
- * row for one statement and the COMMIT. Each upsert reads the output of the write before it, so
- * the rows are locked in the order every writer keeps: totals, pending day, open day.
- */
-const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) => {
-  // The day rows' values; business_id comes from the write before (no row: no totals, no day).
-  const dayValues = [
-    sql<string>`business_id`.as('business_id'),
-    sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
-    sql<number>`1`.as('due_count'),
-    sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
-  ];
-  return db
-    .with('totals', (q) =>
-      q
-        .updateTable('business_totals')
-        .set({
-          pending_count: sql`pending_count + 1`,
-          pending_paise: sql`pending_paise + ${arg('paise')}`,
-        })
-        .where('business_id', '=', arg('businessId'))
-        .returning('business_id'),
-    )
-    .with('pending_day', (q) =>
-      q
-        .insertInto('pending_by_day')
-        .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
-        .expression((eb) => eb.selectFrom('totals').select(dayValues))
-        .onConflict((oc) =>
-          oc.columns(['business_id', 'due_date']).doUpdateSet({
-            due_count: sql`pending_by_day.due_count + 1`,
-            due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
-          }),
-        )
-        .returning('business_id'),
-    )
-    .insertInto('open_by_day')
-    .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
-    .expression((eb) => eb.selectFrom('pending_day').select(dayValues))
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'due_date']).doUpdateSet({
-        due_count: sql`open_by_day.due_count + 1`,
-        due_paise: sql`open_by_day.due_paise + excluded.due_paise`,
-      }),
-    );
-});
-
 const addToOpenDayQuery = precompiled<{ businessId: string; dueDate: string; count: number; paise: number }, never>(
   (db, arg) =>
     db
@@ -132,6 +84,66 @@ async function changeOpenDay(db: Executor, businessId: string, dueDate: string, 
   }
 }
 
+/**
+ * PostgreSQL: the totals, the pending day and the open day in one statement (issue 26), so that a
+ * create holds its business's totals row for one statement and the COMMIT. Both days' upserts read
+ * the totals UPDATE's output, so the totals row is locked before the days': the one lock order
+ * every writer keeps.
+ */
+const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) =>
+  db
+    .with('totals', (q) =>
+      q
+        .updateTable('business_totals')
+        .set({
+          pending_count: sql`pending_count + 1`,
+          pending_paise: sql`pending_paise + ${arg('paise')}`,
+        })
+        .where('business_id', '=', arg('businessId'))
+        .returning('business_id'),
+    )
+    .with('pending_day', (q) =>
+      q
+        .insertInto('pending_by_day')
+        .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
+        .expression((eb) =>
+          eb
+            .selectFrom('totals')
+            .select([
+              'totals.business_id',
+              sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
+              sql<number>`1`.as('due_count'),
+              sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
+            ]),
+        )
+        .onConflict((oc) =>
+          oc.columns(['business_id', 'due_date']).doUpdateSet({
+            due_count: sql`pending_by_day.due_count + 1`,
+            due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
+          }),
+        )
+        .returning('business_id'),
+    )
+    .insertInto('open_by_day')
+    .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
+    .expression((eb) =>
+      eb
+        .selectFrom('totals')
+        .select([
+          'totals.business_id',
+          sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
+          sql<number>`1`.as('due_count'),
+          sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
+        ]),
+    )
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'due_date']).doUpdateSet({
+        due_count: sql`open_by_day.due_count + 1`,
+        due_paise: sql`open_by_day.due_paise + excluded.due_paise`,
+      }),
+    ),
+);
+
 /** A new pending due in the running totals (its balance is its amount) and its day's count (on every create: precompiled). */
 export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
   if (isPostgres(db)) {
@@ -141,6 +153,66 @@ export async function addPendingDue(db: Executor, businessId: string, dueDate: s
   await addToTotalsQuery(db, { businessId, paise });
   await addToDayQuery(db, { businessId, dueDate, paise });
   await changeOpenDay(db, businessId, dueDate, 1, paise);
+}
+
+/** Several new pending dues (a bulk import): the totals once, and each due date's count once. */
+export async function addPendingDues(
+  db: Executor,
+  businessId: string,
+  dues: readonly { dueDate: string; paise: number }[],
+) {
+  const only = dues[0];
+  if (dues.length <= 1) {
+    if (only) await addPendingDue(db, businessId, only.dueDate, only.paise);
+    return;
+  }
+  const byDay = new Map<string, { count: number; paise: number }>();
+  let paise = 0;
+  for (const due of dues) {
+    const day = byDay.get(due.dueDate) ?? { count: 0, paise: 0 };
+    day.count++;
+    day.paise += due.paise;
+    byDay.set(due.dueDate, day);
+    paise += due.paise;
+  }
+  await db
+    .updateTable('business_totals')
+    .set({
+      pending_count: sql`pending_count + ${dues.length}`,
+      pending_paise: sql`pending_paise + ${paise}`,
+    })
+    .where('business_id', '=', businessId)
+    .execute();
+  // One statement per table, in date order: concurrent writers take the day rows in one order (no deadlock).
+  const days = [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  await addToDays(db, 'pending_by_day', businessId, days);
+  await addToDays(db, 'open_by_day', businessId, days);
+}
+
+/** Adds counts and paise to several days of a per-day table, in one statement. */
+async function addToDays(
+  db: Executor,
+  table: 'pending_by_day' | 'open_by_day',
+  businessId: string,
+  days: readonly [string, { count: number; paise: number }][],
+) {
+  await db
+    .insertInto(table)
+    .values(
+      days.map(([dueDate, day]) => ({
+        business_id: businessId,
+        due_date: dueDate,
+        due_count: day.count,
+        due_paise: day.paise,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'due_date']).doUpdateSet({
+        due_count: sql`${sql.ref(`${table}.due_count`)} + excluded.due_count`,
+        due_paise: sql`${sql.ref(`${table}.due_paise`)} + excluded.due_paise`,
+      }),
+    )
+    .execute();
 }
 
 /** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */

@@ -2,8 +2,8 @@ import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
-import { recordEvent } from '../outbox/events.js';
-import { scheduleForNewDue } from '../reminder-schedule/schedule.js';
+import { recordEvents } from '../outbox/events.js';
+import { scheduleForNewDues } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { transactionEventData } from './presenter.js';
 import type { TransactionView } from './repository.js';
@@ -31,9 +31,51 @@ export async function insertDue(
   due: NewDue,
   now: Date,
 ): Promise<TransactionView> {
+  return (await insertDues(trx, business, [due], now))[0] as TransactionView;
+}
+
+/**
+ * Several new dues with the same consequences as that many insertDue calls (a bulk import), each
+ * step in one statement for all of them: the rows, the reminders, one transaction.created per
+ * due, and the totals last.
+ */
+export async function insertDues(
+  trx: Executor,
+  business: BusinessRow,
+  dues: readonly NewDue[],
+  now: Date,
+): Promise<TransactionView[]> {
+  const rows = dues.map((due) => newDueRow(business, due, now));
+  await repo.insertTransactions(
+    trx,
+    rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
+  );
+  await scheduleForNewDues(trx, business, rows, now);
+  const today = localDate(business.timezone, now);
+  await recordEvents(
+    trx,
+    rows.map((row) => ({
+      businessId: business.id,
+      type: 'transaction.created' as const,
+      data: transactionEventData(row, today),
+      at: now,
+    })),
+  );
+  // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
+  // COMMIT, so every other statement runs before it and a business's creates queue on the row
+  // for one statement, not for the whole transaction.
+  await aggregates.addPendingDues(
+    trx,
+    business.id,
+    rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
+  );
+  return rows;
+}
+
+function newDueRow(business: BusinessRow, due: NewDue, now: Date): TransactionView {
   const id = uuidv7(now.getTime());
   const repeats = due.recurrence !== null;
-  const row: TransactionView = {
+  return {
     id,
     business_id: business.id,
     contact_id: due.contact.id,
@@ -64,18 +106,4 @@ export async function insertDue(
     contact_name: due.contact.name,
     contact_phone: due.contact.phone,
   };
-  const { contact_name: _n, contact_phone: _p, ...stored } = row;
-  await repo.insertTransaction(trx, stored);
-  await scheduleForNewDue(trx, business, row, now);
-  await recordEvent(trx, {
-    businessId: business.id,
-    type: 'transaction.created',
-    data: transactionEventData(row, localDate(business.timezone, now)),
-    at: now,
-  });
-  // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
-  // COMMIT, so every other statement runs before it and a business's creates queue on the row
-  // for two statements, not for the whole transaction.
-  await aggregates.addPendingDue(trx, business.id, row.due_date, row.amount_paise);
-  return row;
 }

@@ -12,7 +12,7 @@ import { type SequenceStepView, sequenceOf } from '../reminder-schedule/steps.js
 import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
-import { insertDue } from './new-due.js';
+import { insertDues } from './new-due.js';
 import { type PaymentInput, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
 import type {
@@ -79,54 +79,85 @@ export class TransactionService {
    * by id or found/created by name; the totals and the transaction.created event are written with it.
    */
   async createIn(trx: Trx, business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction> {
+    const checked = this.checkCreate(business, input);
+    const { contact, contactCreated } = await this.contactFor(trx, business, input, checked);
+    const [transaction] = await this.insertMany(trx, business, [{ input, contact }]);
+    return { transaction: transaction as repo.TransactionView, contactCreated };
+  }
+
+  /** The create rules that need no database: exactly one of contact_id / contact_name, the name and phone rules. */
+  checkCreate(
+    business: BusinessRow,
+    input: CreateTransactionInput,
+  ): { name: string | undefined; phone: string | null } {
     if (input.contact_id !== undefined && input.contact_name !== undefined) {
       throw errors.invalid('contact_id', 'give only one of contact_id or contact_name');
     }
     if (input.contact_id === undefined && input.contact_name === undefined) {
       throw errors.invalid('contact_name', 'one of contact_id or contact_name is required');
     }
-    const name = input.contact_name === undefined ? undefined : checkContactName(input.contact_name, 'contact_name');
-    const phone = input.contact_phone === undefined ? null : parsePhone(input.contact_phone, business, 'contact_phone');
+    return {
+      name: input.contact_name === undefined ? undefined : checkContactName(input.contact_name, 'contact_name'),
+      phone: input.contact_phone === undefined ? null : parsePhone(input.contact_phone, business, 'contact_phone'),
+    };
+  }
 
-    let contact: ContactRow;
-    let contactCreated = false;
+  /** A create body's contact: the business's contact by id (else 422), or found or created by name. */
+  async contactFor(
+    t: Trx,
+    business: BusinessRow,
+    input: CreateTransactionInput,
+    checked = this.checkCreate(business, input),
+  ): Promise<{ contact: ContactRow; contactCreated: boolean }> {
     if (input.contact_id !== undefined) {
-      const found = await findContact(trx, business.id, input.contact_id);
+      const found = await findContact(t, business.id, input.contact_id);
       if (!found) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
-      contact = await this.deps.contacts.fillPhone(trx, found, phone);
-    } else {
-      ({ contact, created: contactCreated } = await this.deps.contacts.findOrCreate(
-        trx,
-        business,
-        name as string,
-        phone,
-      ));
+      return { contact: await this.deps.contacts.fillPhone(t, found, checked.phone), contactCreated: false };
     }
-    const now = this.deps.clock.now();
-    const recurrence =
-      input.recurrence == null
-        ? null
-        : storeRecurrence({
-            interval: input.recurrence.interval as Recurrence['interval'],
-            until: input.recurrence.until ?? null,
-          });
-    const transaction = await insertDue(
-      trx,
+    const { contact, created } = await this.deps.contacts.findOrCreate(
+      t,
       business,
-      {
+      checked.name as string,
+      checked.phone,
+    );
+    return { contact, contactCreated: created };
+  }
+
+  /**
+   * Writes checked create bodies whose contacts are resolved (contactFor): one create, or a bulk
+   * import's chunk in a few statements (new-due.ts insertDues), with the same consequences.
+   */
+  async insertMany(
+    t: Trx,
+    business: BusinessRow,
+    items: readonly { input: CreateTransactionInput; contact: ContactRow }[],
+  ): Promise<repo.TransactionView[]> {
+    const now = this.deps.clock.now();
+    const rows = await insertDues(
+      t,
+      business,
+      items.map(({ input, contact }) => ({
         contact,
         amountPaise: input.amount_paise,
         dueDate: input.due_date,
         notes: input.notes ?? null,
         invoiceNumber: input.invoice_number ?? null,
-        recurrence,
+        recurrence:
+          input.recurrence == null
+            ? null
+            : storeRecurrence({
+                interval: input.recurrence.interval as Recurrence['interval'],
+                until: input.recurrence.until ?? null,
+              }),
         seriesId: null,
-      },
+      })),
       now,
     );
     // A first due whose date has arrived (or passed) catches its series up at once.
-    if (recurrence !== null) await extendSeries(trx, business, transaction.id, this.today(business), now);
-    return { transaction, contactCreated };
+    for (const row of rows) {
+      if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), now);
+    }
+    return rows;
   }
 
   async get(business: BusinessRow, id: string): Promise<repo.TransactionView> {

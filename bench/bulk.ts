@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { Agent, request } from 'undici';
+import { loadConfig } from '../src/config.js';
+import { migrate, openStore } from '../src/db/store.js';
+import { systemClock } from '../src/lib/clock.js';
+import { createServices } from '../src/services.js';
+import { freePort, start, stop } from './lib.js';
+
+/**
+ * `npm run bench:bulk` (issue 21), on the real server (src/server.ts):
+ * 1. import: 10,000 dues in one POST /v1/transactions/import against 10,000 single
+ *    POST /v1/transactions (10 concurrent) into another business of the same server, in the same run;
+ * 2. export: GET /v1/transactions/export of a business with `--export-rows` dues (default
+ *    1,000,000; seeded in-process through the import service, 10,000 per import), rows per second
+ *    and the server's RSS growth (VmRSS from /proc, sampled every 50 ms) while it streams.
+ * `--postgres URL` runs it on PostgreSQL (a throw-away database is best); `--quick` is a small run.
+ */
+const quick = process.argv.includes('--quick');
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const IMPORT_ROWS = Number(arg('--import-rows') ?? (quick ? 2_000 : 10_000));
+const EXPORT_ROWS = Number(arg('--export-rows') ?? (quick ? 50_000 : 1_000_000));
+const DATABASE_URL = arg('--postgres') ?? '';
+const CONCURRENCY = 10;
+
+const today = new Date().toISOString().slice(0, 10);
+const dueDate = (i: number) => new Date(Date.now() + ((i % 120) - 60) * 86_400_000).toISOString().slice(0, 10);
+const row = (i: number, tag: string) => ({
+  contact_name: `Bulk Buyer ${i % 500}`,
+  amount_paise: 1000 + (i % 9000),
+  due_date: dueDate(i),
+  invoice_number: `${tag}-${i}`,
+});
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bulk-'));
+  const env = { DATA_DIR: dataDir, DATABASE_URL };
+  const config = loadConfig(env);
+  const store = openStore(config);
+  await migrate(store.db);
+  const services = createServices({ store, clock: systemClock, config });
+  const single = await services.businesses.create({ name: 'Bulk Single', phone: '+91 90000 00021' });
+  const bulk = await services.businesses.create({ name: 'Bulk Import', phone: '+91 90000 00022' });
+  const big = await services.businesses.create({ name: 'Bulk Export', phone: '+91 90000 00023' });
+  process.stderr.write(`seeding ${EXPORT_ROWS} dues for the export (through the import service)\n`);
+  const seedStart = performance.now();
+  for (let done = 0; done < EXPORT_ROWS; done += 10_000) {
+    const rows = Array.from({ length: Math.min(10_000, EXPORT_ROWS - done) }, (_, i) => row(done + i, 'SEED'));
+    await services.bulk.importDues(big.business, { rows });
+  }
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  // PostgreSQL plans from statistics: right after a bulk load they say the table is empty (a plan
+  // that sorts every row per batch) until autovacuum analyzes it; a deployment has them, so do it now.
+  if (DATABASE_URL) await sql`analyze`.execute(store.db);
+  await store.close();
+
+  const port = await freePort();
+  const api = await start(
+    'src/server.ts',
+    [],
+    {
+      ...env,
+      PORT: String(port),
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'warn',
+      LOG_REQUESTS: 'false',
+      WORKERS: 'off',
+    },
+    '',
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const agent = new Agent({ connections: CONCURRENCY });
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {}
+      if (i > 300) throw new Error('the API did not become healthy');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const post = async (apiKey: string, p: string, body: unknown) => {
+      const res = await request(`${base}${p}`, {
+        dispatcher: agent,
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`${p}: ${res.statusCode} ${text.slice(0, 500)}`);
+    };
+
+    // 1. import: single POSTs, then one import, same server, same row shapes.
+    let next = 0;
+    const singleStart = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < IMPORT_ROWS) await post(single.apiKey, '/v1/transactions', row(next++, 'ONE'));
+      }),
+    );
+    const singleSeconds = (performance.now() - singleStart) / 1000;
+    const rows = Array.from({ length: IMPORT_ROWS }, (_, i) => row(i, 'IMP'));
+    const importStart = performance.now();
+    await post(bulk.apiKey, '/v1/transactions/import', { rows });
+    const importSeconds = (performance.now() - importStart) / 1000;
+
+    // 2. export: stream it, count the lines, watch the server's memory. Twice: the first run
+    // also fills the store's own page cache (SQLite cache_size is 64 MB), the second shows what
+    // the export itself holds.
+    const exportOnce = async () => {
+      const rssBefore = rssMb(api.pid as number);
+      let rssMax = rssBefore;
+      const sampler = setInterval(() => {
+        rssMax = Math.max(rssMax, rssMb(api.pid as number));
+      }, 50);
+      const exportStart = performance.now();
+      const res = await request(`${base}/v1/transactions/export`, {
+        dispatcher: agent,
+        headers: { 'x-api-key': big.apiKey },
+      });
+      let lines = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      }
+      const seconds = (performance.now() - exportStart) / 1000;
+      clearInterval(sampler);
+      if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode}`);
+      return {
+        rows: lines - 1,
+        rows_per_s: Math.round((lines - 1) / seconds),
+        rss_before_mb: Math.round(rssBefore),
+        rss_growth_mb: Math.round(rssMax - rssBefore),
+      };
+    };
+    const cold = await exportOnce();
+    const warm = await exportOnce();
+
+    const result = {
+      store: DATABASE_URL ? 'postgres' : 'sqlite',
+      date: today,
+      import: {
+        rows: IMPORT_ROWS,
+        single_posts_per_s: Math.round(IMPORT_ROWS / singleSeconds),
+        import_dues_per_s: Math.round(IMPORT_ROWS / importSeconds),
+        ratio: Number((singleSeconds / importSeconds).toFixed(1)),
+      },
+      export_cold: cold,
+      export_warm: warm,
+      seed_dues_per_s_in_process: Math.round(EXPORT_ROWS / seedSeconds),
+    };
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await agent.close();
+    await stop(api);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

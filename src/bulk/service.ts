@@ -1,0 +1,316 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { CsvError, parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
+import type { BusinessRow } from '../businesses/repository.js';
+import type { ContactRow } from '../contacts/repository.js';
+import type { Db, Executor, Trx } from '../db/schema.js';
+import type { StoreKind } from '../db/store.js';
+import { AppError, errors, type RowError, RowsError } from '../errors.js';
+import { validationToAppError, validatorCompiler } from '../http/validation.js';
+import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
+import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
+import type { TransactionService } from '../transactions/service.js';
+import { normaliseDueDate, rupeesToPaise, unguardCell } from './csv.js';
+import { type ExportFilter, exportCsv } from './export.js';
+import { existingInvoiceNumbers } from './repository.js';
+
+/** PRODUCT part 12: at most this many rows in one import (and 5 MB, the route's body limit). */
+export const MAX_IMPORT_ROWS = 10_000;
+/** Rows written between two turns of the event loop, and invoice numbers looked up per query. */
+const CHUNK = 500;
+
+/** The columns a CSV import reads; any other column (an export's id, status...) is ignored. */
+const TEXT_COLUMNS = ['contact_name', 'contact_phone', 'invoice_number', 'notes'] as const;
+
+export type ImportSource = { csv: string } | { rows: unknown[] };
+
+export interface ImportResult {
+  created: number;
+  contacts_created: number;
+  ids: string[];
+}
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** the caller's transaction (Idempotency-Key keeps its record in the same one) */
+  trx?: Trx;
+  /** rows written so far, for a progress bar */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Thrown inside a dry run's transaction once everything is written, so that all of it is rolled back. */
+class DryRunRollback extends Error {
+  constructor(readonly result: ImportResult) {
+    super('dry run');
+  }
+}
+
+const validateBody = validatorCompiler({
+  schema: CreateTransactionBody,
+  httpPart: 'body',
+  method: 'POST',
+  url: '/v1/transactions/import',
+}) as unknown as ((value: unknown) => boolean) & { errors?: Parameters<typeof validationToAppError>[0] | null };
+
+/**
+ * Bulk import and export of dues (PRODUCT part 12), usable without HTTP (routes, CLI, dashboard).
+ *
+ * Import: every row goes through the create rules of POST /v1/transactions (the request schema,
+ * TransactionService.checkCreate, contactFor and insertMany, which create itself is made of:
+ * contact found or created, totals, reminder, its own transaction.created event), so an import is
+ * exactly what that many single creates would have been, written a chunk at a time.
+ *
+ * Design (memory, fairness, all or nothing):
+ * - The body is at most 5 MB and 10,000 rows; rows are parsed once into create bodies, never
+ *   copied again. Checks that need no writing (schema, name and phone rules, invoice numbers
+ *   repeated in the file or already used, in chunks of 500 per query) run first, outside any
+ *   write transaction: a bad file is answered without taking the writer.
+ * - The rows are then written in ONE database transaction (all or nothing: a row that fails there,
+ *   e.g. an unknown contact_id, rolls everything back and is reported with its row number), in
+ *   chunks of 500 with a turn of the event loop between chunks, so the process keeps answering
+ *   other requests meanwhile. On PostgreSQL the import locks only its own business (an advisory
+ *   lock, so that two imports of one file cannot both pass the invoice check); other businesses'
+ *   writes run beside it. SQLite has one writer: other writes queue behind the import's
+ *   transaction, which is why its writes are kept short (see bench/README.md for the time taken).
+ * - A dry run does all of this and rolls the transaction back: it answers exactly as the import
+ *   would (ids, contacts created), and nothing is kept.
+ */
+export class BulkService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      storeKind: StoreKind;
+      transactions: TransactionService;
+      idempotency: IdempotencyStore;
+      publicBaseUrl: string;
+    },
+  ) {}
+
+  /** The business's dues matching the list filters as CSV chunks (export.ts), read as they are consumed. */
+  exportCsv(business: BusinessRow, filter: ExportFilter = {}): AsyncGenerator<string> {
+    return exportCsv(this.deps, business, filter, this.deps.transactions.today(business));
+  }
+
+  /**
+   * An import in its own database transaction, once per Idempotency-Key (PRODUCT part 2, as on
+   * create): the key is claimed, the dues written and the response stored in that one transaction.
+   */
+  importOnce(business: BusinessRow, source: ImportSource, idem: Idempotent<ImportResult>): Promise<Answer> {
+    return this.deps.db
+      .transaction()
+      .execute((trx) =>
+        this.deps.idempotency.once(trx, business.id, idem, () => this.importDues(business, source, { trx })),
+      );
+  }
+
+  async importDues(business: BusinessRow, source: ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
+    const rows = 'csv' in source ? csvRows(source.csv) : jsonRows(source.rows);
+    const failures: RowError[] = [];
+    for (const [i, row] of rows.entries()) checkRow(this.deps.transactions, business, row, i + 1, failures);
+    await this.checkInvoiceNumbers(options.trx ?? this.deps.db, business, rows, failures);
+    rejectIfAny(failures);
+
+    const write = (trx: Trx) => this.write(trx, business, rows, options);
+    if (!options.dryRun) return options.trx ? write(options.trx) : this.deps.db.transaction().execute(write);
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        throw new DryRunRollback(await write(trx));
+      });
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.result;
+      throw error;
+    }
+    throw new Error('unreachable: a dry run always rolls back');
+  }
+
+  private async write(
+    trx: Trx,
+    business: BusinessRow,
+    rows: readonly ParsedRow[],
+    options: ImportOptions,
+  ): Promise<ImportResult> {
+    if (this.deps.storeKind === 'postgres') {
+      await sql`select pg_advisory_xact_lock(hashtext(${`import:${business.id}`}))`.execute(trx);
+    }
+    // Checked again under the lock: another import may have used a number since the first check.
+    const failures: RowError[] = [];
+    await this.checkInvoiceNumbers(trx, business, rows, failures);
+    rejectIfAny(failures);
+
+    const result: ImportResult = { created: 0, contacts_created: 0, ids: [] };
+    const { transactions } = this.deps;
+    // Rows naming the same contact (by id or name, with the same phone) look it up once.
+    const contacts = new Map<string, ContactRow>();
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      if (start > 0) await nextTurn();
+      const chunk: { input: CreateTransactionInput; contact: ContactRow }[] = [];
+      for (let i = start; i < Math.min(start + CHUNK, rows.length); i++) {
+        const row = rows[i] as ParsedRow;
+        const input = row.input as CreateTransactionInput;
+        const key = JSON.stringify([input.contact_id, input.contact_name?.trim().toLowerCase(), input.contact_phone]);
+        let contact = contacts.get(key);
+        if (!contact) {
+          try {
+            const found = await transactions.contactFor(trx, business, input);
+            if (found.contactCreated) result.contacts_created++;
+            contact = found.contact;
+          } catch (error) {
+            if (!(error instanceof AppError)) throw error;
+            // A refusal found while writing (an unknown contact_id): the whole import rolls back.
+            throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
+          }
+          contacts.set(key, contact);
+        }
+        chunk.push({ input, contact });
+      }
+      for (const written of await transactions.insertMany(trx, business, chunk)) result.ids.push(written.id);
+      options.onProgress?.(Math.min(start + CHUNK, rows.length), rows.length);
+    }
+    result.created = result.ids.length;
+    return result;
+  }
+
+  /** Invoice numbers repeated within the file, or already on a due of the business: bad rows. */
+  private async checkInvoiceNumbers(
+    db: Executor,
+    business: BusinessRow,
+    rows: readonly ParsedRow[],
+    failures: RowError[],
+  ): Promise<void> {
+    const firstRow = new Map<string, number>();
+    rows.forEach((row, i) => {
+      const invoice = (row.input as { invoice_number?: unknown }).invoice_number;
+      if (typeof invoice !== 'string' || invoice === '') return;
+      const first = firstRow.get(invoice);
+      if (first === undefined) firstRow.set(invoice, i + 1);
+      else
+        failures.push({
+          row: i + 1,
+          field: 'invoice_number',
+          message: `invoice_number ${invoice} repeats row ${first} of this file`,
+        });
+    });
+    const numbers = [...firstRow.keys()];
+    for (let start = 0; start < numbers.length; start += CHUNK) {
+      for (const used of await existingInvoiceNumbers(db, business.id, numbers.slice(start, start + CHUNK))) {
+        failures.push({
+          row: firstRow.get(used) as number,
+          field: 'invoice_number',
+          message: `invoice_number ${used} already belongs to a due of this business`,
+        });
+      }
+    }
+  }
+}
+
+function rejectIfAny(failures: RowError[]): void {
+  if (failures.length === 0) return;
+  failures.sort((a, b) => a.row - b.row);
+  throw new RowsError(failures);
+}
+
+interface ParsedRow {
+  /** the row as a create body (not yet checked) */
+  input: Record<string, unknown>;
+  /** what is wrong with the row before any rule is applied to it */
+  problem?: { field: string; message: string };
+  /** the file's name for a field of the create body (a CSV's `amount` is the body's amount_paise) */
+  columnOf(field: string | undefined): string;
+}
+
+const sameName = (field: string | undefined) => field ?? 'row';
+
+function jsonRows(rows: unknown[]): ParsedRow[] {
+  if (rows.length > MAX_IMPORT_ROWS) throw errors.invalid('rows', `an import takes at most ${MAX_IMPORT_ROWS} rows`);
+  return rows.map((input) => ({ input: input as Record<string, unknown>, columnOf: sameName }));
+}
+
+/** A CSV file as create bodies: the header names the columns, empty cells are absent fields. */
+function csvRows(text: string): ParsedRow[] {
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, {
+      bom: true,
+      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
+      skip_empty_lines: true,
+      trim: true,
+      to: MAX_IMPORT_ROWS + 1,
+    }) as Record<string, string>[];
+  } catch (error) {
+    if (error instanceof CsvError) {
+      const row = (error as CsvError & { records?: number }).records ?? 0;
+      throw new RowsError([{ row: row + 1, field: 'csv', message: `the file is not valid CSV: ${error.message}` }]);
+    }
+    throw error;
+  }
+  if (records.length === 0) throw errors.invalid('csv', 'the file has no rows under its header');
+  if (records.length > MAX_IMPORT_ROWS) throw errors.invalid('csv', `an import takes at most ${MAX_IMPORT_ROWS} rows`);
+  const columns = Object.keys(records[0] as object);
+  for (const needed of ['contact_name', 'due_date']) {
+    if (!columns.includes(needed)) throw errors.invalid(needed, `the header has no ${needed} column`);
+  }
+  if (!columns.includes('amount') && !columns.includes('amount_paise')) {
+    throw errors.invalid('amount', 'the header needs an amount (rupees) or an amount_paise column');
+  }
+  return records.map(csvRow);
+}
+
+function csvRow(record: Record<string, string>): ParsedRow {
+  const input: Record<string, unknown> = {};
+  for (const column of TEXT_COLUMNS) {
+    const cell = record[column];
+    if (cell) input[column] = unguardCell(cell);
+  }
+  let amountColumn = 'amount_paise';
+  const rupees = record.amount;
+  const paise = record.amount_paise;
+  let problem: RowError['message'] | undefined;
+  if (!record.contact_name) {
+    // The CSV form names contacts only by name (an export's contact_id is another business's).
+    return { input, problem: { field: 'contact_name', message: 'contact_name is required' }, columnOf: sameName };
+  }
+  if (rupees && paise) {
+    problem = 'give only one of amount or amount_paise';
+    amountColumn = 'amount';
+  } else if (rupees) {
+    amountColumn = 'amount';
+    // Not a number: left as text, so that the schema names the column.
+    input.amount_paise = rupeesToPaise(rupees) ?? rupees;
+  } else if (paise) {
+    input.amount_paise = /^\d+$/.test(paise) ? Number(paise) : paise;
+  }
+  if (record.due_date) input.due_date = normaliseDueDate(record.due_date);
+  return {
+    input,
+    ...(problem !== undefined && { problem: { field: amountColumn, message: problem } }),
+    columnOf: (field) => (field === 'amount_paise' ? amountColumn : sameName(field)),
+  };
+}
+
+/** The checks of a create body that need no database: the request schema, then the name and phone rules. */
+function checkRow(
+  transactions: TransactionService,
+  business: BusinessRow,
+  row: ParsedRow,
+  n: number,
+  failures: RowError[],
+): void {
+  if (row.problem) {
+    failures.push({ row: n, ...row.problem });
+    return;
+  }
+  try {
+    const input = row.input;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw errors.badRequest('each row must be a JSON object');
+    }
+    if (!validateBody(input)) throw validationToAppError(validateBody.errors ?? [], 'body');
+    transactions.checkCreate(business, input as CreateTransactionInput);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = row.columnOf(error.field);
+    const message =
+      field !== error.field && error.field !== undefined ? error.message.replace(error.field, field) : error.message;
+    failures.push({ row: n, field, message });
+  }
+}

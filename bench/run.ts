@@ -28,7 +28,9 @@ const sizes = quick
   ? { dues: 20_000, contacts: 2_000, smallDues: 1_000 }
   : { dues: 1_000_000, contacts: 100_000, smallDues: 1_000 };
 const SECONDS = quick ? 2 : 5;
-const WARMUP = quick ? 1 : 2;
+const warmupAt = process.argv.indexOf('--warmup');
+/** `--warmup S`: seconds of warm-up per server and scenario (default 2, 1 with --quick). */
+const WARMUP = warmupAt >= 0 ? Math.max(1, Number(process.argv[warmupAt + 1]) || 1) : quick ? 1 : 2;
 /** API and bare alternate (api-bare, bare-api, ...), and the median of the rounds' ratios is kept. */
 const roundsAt = process.argv.indexOf('--rounds');
 /** `--rounds N`: as many rounds (e.g. `--quick --rounds 3` on a busy machine). */

@@ -14,13 +14,14 @@ import { RenderedResponses } from './http/rendered.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { legacyErrorHandler } from './legacy/errors.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
 import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
-import { payPageRoutes } from './paypage/routes.js';
+import { payPageErrorHandler, payPageRoutes } from './paypage/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Aging, Summary } from './summary/schema.js';
@@ -28,6 +29,12 @@ import { transactionRoutes, transactionSchemas } from './transactions/routes.js'
 import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** TRUST_PROXY as Fastify takes it: a hop count is "the nearest n proxies" (proxy-addr's own rule). */
+function trustProxyOption(trust: App['deps']['config']['trustProxy']) {
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return trust === false ? false : [...trust];
+}
 
 /** Builds the HTTP application; it does not listen (server.ts does, tests use inject or listen). */
 export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promise<App> {
@@ -37,7 +44,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     // Per-request access logs halve throughput (issue 2 measured it), so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -45,6 +52,15 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    // Errors the router raises before any route is chosen (bad percent-encoding, an over-long
+    // path parameter) go through the error handler of the scope the URL belongs to (PRODUCT part 16).
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const path = request.raw.url ?? '';
+      if (path.startsWith('/legacy/')) return legacyErrorHandler(error, request, reply);
+      if (path.startsWith('/pay/')) return payPageErrorHandler(error, request, reply);
+      return errorHandler(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
@@ -66,6 +82,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   // One hook for what every response needs (each Fastify hook costs a request a few microseconds).
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    // API answers are one business's data: no shared or browser cache keeps them.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },
       reply.elapsedTime / 1000,

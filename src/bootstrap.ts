@@ -54,7 +54,7 @@ export async function bootstrap(
   const rateLimits: RateLimitStore = config.redisUrl
     ? new RedisRateLimitStore(config.redisUrl, clock, redisBreakerEvents(logger, metrics))
     : new MemoryRateLimitStore(clock);
-  const services = createServices({ store, clock, config, channel: createChannel(config, logger) });
+  const services = createServices({ store, clock, config, logger, channel: createChannel(config, logger) });
   return {
     config,
     logger,

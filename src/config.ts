@@ -39,14 +39,22 @@ export interface Config {
     readonly keySecret: string | undefined;
     readonly webhookSecret: string | undefined;
   };
-  /** Key that encrypts secrets at rest (webhook signing secrets); see README. */
-  readonly encryptionKey: string | undefined;
+  /**
+   * Keys that encrypt secrets at rest (webhook signing secrets), hex, the sealing key last:
+   * ENCRYPTION_KEYS=old,new or ENCRYPTION_KEY; required on PostgreSQL (README "Security").
+   */
+  readonly encryptionKeys: readonly string[];
   readonly logLevel: string;
   /** One access-log line per request; off by default because it halves throughput. */
   readonly logRequests: boolean;
   readonly bodyLimitBytes: number;
-  /** Trust X-Forwarded-For from a proxy in front (for the per-address auth-failure limit). */
-  readonly trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For to believe (for the per-address auth-failure limit): a hop
+   * count, or a list of addresses/CIDRs; false trusts none (PRODUCT part 16: never a blanket true).
+   */
+  readonly trustProxy: false | number | readonly string[];
+  /** METRICS_TOKEN: `/metrics` answers only with `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
   /** Memory for rendered responses (list pages, summaries: http/rendered.ts); 0 turns it off. */
   readonly responseCacheBytes: number;
 }
@@ -95,6 +103,38 @@ function hexKey(env: Env, name: string): string | undefined {
   return raw?.toLowerCase();
 }
 
+function encryptionKeys(env: Env): string[] {
+  const list = optional(env, 'ENCRYPTION_KEYS');
+  const single = hexKey(env, 'ENCRYPTION_KEY');
+  if (list === undefined) return single ? [single] : [];
+  if (single !== undefined) throw new ConfigError('set ENCRYPTION_KEYS or ENCRYPTION_KEY, not both');
+  return list.split(',').map((part, i) => {
+    const key = part.trim();
+    if (!/^[0-9a-fA-F]{64}$/.test(key)) {
+      throw new ConfigError(`ENCRYPTION_KEYS item ${i + 1} must be 64 hex characters (32 bytes)`);
+    }
+    return key.toLowerCase();
+  });
+}
+
+const IPV4_OR_CIDR = /^(\d{1,3}\.){3}\d{1,3}(\/\d{1,2})?$/;
+const IPV6_OR_CIDR = /^[0-9a-fA-F:]+(\/\d{1,3})?$/;
+
+function trustProxy(env: Env): false | number | string[] {
+  const raw = optional(env, 'TRUST_PROXY');
+  if (raw === undefined || ['false', '0', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 0, 1, 32);
+  const list = raw.split(',').map((s) => s.trim());
+  for (const item of list) {
+    if (!IPV4_OR_CIDR.test(item) && !(item.includes(':') && IPV6_OR_CIDR.test(item))) {
+      throw new ConfigError(
+        `TRUST_PROXY must be a hop count (e.g. 1) or a comma-separated list of addresses/CIDRs (e.g. 10.0.0.0/8), got "${item}"`,
+      );
+    }
+  }
+  return list;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -118,9 +158,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     verifyToken: optional(env, 'WHATSAPP_VERIFY_TOKEN'),
   };
   if (chatChannel === 'whatsapp') {
+    // Without the app secret, inbound webhooks could not be verified: refuse rather than trust them.
     for (const [key, name] of [
       ['phoneNumberId', 'WHATSAPP_PHONE_NUMBER_ID'],
       ['token', 'WHATSAPP_TOKEN'],
+      ['appSecret', 'WHATSAPP_APP_SECRET'],
     ] as const) {
       if (!whatsapp[key]) throw new ConfigError(`CHAT_CHANNEL=whatsapp needs ${name}`);
     }
@@ -168,13 +210,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     paymentsGateway,
     razorpay,
-    encryptionKey: hexKey(env, 'ENCRYPTION_KEY'),
+    encryptionKeys: encryptionKeys(env),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: bool(env, 'LOG_REQUESTS', false),
     bodyLimitBytes: 64 * 1024,
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
+    metricsToken: optional(env, 'METRICS_TOKEN'),
     responseCacheBytes: int(env, 'RESPONSE_CACHE_MB', 32, 0, 65_536) * 1024 * 1024,
     ...overrides,
   };
+  // PRODUCT part 16: an operator's backup of the database must not carry the key to its secrets.
+  if (config.databaseUrl && config.encryptionKeys.length === 0) {
+    throw new ConfigError(
+      'ENCRYPTION_KEY is required with DATABASE_URL (64 hex characters, e.g. from `openssl rand -hex 32`); see README "Security"',
+    );
+  }
   return Object.freeze(config);
 }

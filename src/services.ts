@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { BulkService } from './bulk/service.js';
 import { type AuthenticatedKey, BusinessService } from './businesses/service.js';
 import { type CacheNamespace, cache } from './cache/cache.js';
@@ -57,6 +58,8 @@ export function createServices(deps: {
   store: Store;
   clock: Clock;
   config: Config;
+  /** where a refused webhook target's detail is logged */
+  logger?: Pick<Logger, 'warn'>;
   channel?: ChatChannel;
   webhookSender?: WebhookSender;
   /** the payments gateway port; default: the adapter PAYMENTS_GATEWAY names, if any */
@@ -65,11 +68,17 @@ export function createServices(deps: {
   const { db } = deps.store;
   const { clock, config } = deps;
   const isPostgres = deps.store.kind === 'postgres';
+  const { logger } = deps;
   const webhookSender =
     deps.webhookSender ??
-    createHttpSender({ timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+    createHttpSender({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      // The business's delivery log says only "destination not allowed"; the address is logged here.
+      ...(logger && { onRefused: (detail: string) => logger.warn({ detail }, 'webhook destination not allowed') }),
+    });
   const secretBox = lazySecretBox({
-    encryptionKey: config.encryptionKey,
+    encryptionKeys: config.encryptionKeys,
     db,
     storeKind: deps.store.kind,
     dataDir: config.dataDir,

@@ -21,6 +21,7 @@ beforeAll(async () => {
     now: '2012-06-01T06:30:00.000Z',
     env: {
       CHAT_CHANNEL: 'whatsapp',
+      WHATSAPP_APP_SECRET: 'channel-test-app-secret',
       WHATSAPP_API_BASE: base,
       WHATSAPP_PHONE_NUMBER_ID: PHONE_NUMBER_ID,
       WHATSAPP_TOKEN: TOKEN,

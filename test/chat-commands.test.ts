@@ -370,6 +370,48 @@ describe('remind', () => {
   });
 });
 
+describe('API KEY (PRODUCT part 16)', () => {
+  it('issues a working key, announced in the reply to the business phone, listed with source chat', async () => {
+    const shop = await newShop();
+    const reply = await command(shop.phone, 'API KEY');
+    const key = /rk_live_[A-Za-z0-9_-]{32,}/.exec(reply)?.[0];
+    expect(key, reply).toBeDefined();
+    const me = await h.request('GET', '/v1/me', { headers: { 'x-api-key': key as string } });
+    expect(me.status).toBe(200);
+    expect(me.body.data.id).toBe(shop.biz.business.id);
+    const keys = await h.services.businesses.listKeys(shop.biz.business.id);
+    expect(keys.map((k) => k.source)).toEqual(['cli', 'chat']);
+    expect(keys[1]?.prefix).toBe((key as string).slice(0, 12));
+  });
+
+  it('keeps at most 5 active keys: the 6th revokes the oldest chat key and says so', async () => {
+    const shop = await newShop();
+    const issued: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const reply = await command(shop.phone, i % 2 === 0 ? 'API KEY' : 'api key');
+      issued.push(/rk_live_[A-Za-z0-9_-]{32,}/.exec(reply)?.[0] as string);
+      if (i < 4) expect(reply).not.toMatch(/was revoked/);
+      else
+        expect(reply).toMatch(new RegExp(`oldest key issued over chat \\(${issued[0]?.slice(0, 12)}…\\) was revoked`));
+    }
+    const keys = await h.services.businesses.listKeys(shop.biz.business.id);
+    expect(keys.filter((k) => k.revoked_at === null)).toHaveLength(5);
+    const firstChat = await h.request('GET', '/v1/me', { headers: { 'x-api-key': issued[0] as string } });
+    expect(firstChat.status).toBe(401);
+    const lastChat = await h.request('GET', '/v1/me', { headers: { 'x-api-key': issued[4] as string } });
+    expect(lastChat.status).toBe(200);
+  });
+
+  it('issues none when every active key came from elsewhere', async () => {
+    const shop = await newShop();
+    for (let i = 0; i < 4; i++) await h.services.businesses.issueKey(shop.biz.business.id);
+    const reply = await command(shop.phone, 'API KEY');
+    expect(reply).toMatch(/already has 5 active API keys, none of them issued over chat, so no key was issued/);
+    expect(reply).not.toMatch(/rk_live_/);
+    expect(await h.services.businesses.listKeys(shop.biz.business.id)).toHaveLength(5);
+  });
+});
+
 describe('who may command', () => {
   it("treats a buyer's or a stranger's message as no command: nothing changes, no reply", async () => {
     const shop = await newShop();

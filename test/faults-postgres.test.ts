@@ -13,7 +13,7 @@ import {
   startLoad,
   startServerProcess,
 } from './helpers/fault-server.js';
-import { STORE } from './helpers/harness.js';
+import { STORE, TEST_ENCRYPTION_KEY } from './helpers/harness.js';
 import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
 import { startThrowawayPostgres, type ThrowawayPostgres, waitUntil } from './helpers/throwaway-servers.js';
 
@@ -43,6 +43,7 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     dataDir = mkdtempSync(path.join(tmpdir(), 'fault-pg-server-'));
     env = {
       DATABASE_URL: cluster.url('receivables'),
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       DATA_DIR: dataDir,
       REDIS_URL: '',
       WORKERS: 'true',

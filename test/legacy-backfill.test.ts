@@ -143,3 +143,122 @@ describe('migration 2026-11-21T05-00_contact-name-terms', () => {
     }
   });
 });
+
+describe('migration 2026-11-24T07-00_sequences', () => {
+  it('backfills open balances per due date, so aging counts the dues that existed before', {
+    timeout: 30_000,
+  }, async () => {
+    const { store, drop } = await emptyStore();
+    try {
+      const { db } = store;
+      const before = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      expect((await before.migrateTo('2026-11-24T05-00_money-in')).error).toBeUndefined();
+
+      const now = new Date('2030-03-10T06:00:00.000Z');
+      const at = now.toISOString();
+      const businessId = uuidv7(now.getTime());
+      const contactId = uuidv7(now.getTime() + 1);
+      await db
+        .insertInto('businesses')
+        .values({
+          id: businessId,
+          name: 'Aging Traders',
+          phone: '919800000002',
+          plan: 'business',
+          plan_expires_at: '2031-01-01T00:00:00.000Z',
+          currency: 'INR',
+          language: 'en',
+          timezone: 'Asia/Kolkata',
+          country: 'IN',
+          upi_id: null,
+          reminders_paused: 0,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await db
+        .insertInto('contacts')
+        .values({
+          id: contactId,
+          business_id: businessId,
+          name: 'Old Buyer',
+          name_key: 'old buyer',
+          phone: null,
+          phone_rev: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      const dues: [string, string, number, number, number][] = [
+        // status, due date, amount, paid, open
+        ['pending', '2030-03-15', 1000, 0, 1],
+        ['pending', '2030-03-01', 2000, 500, 1],
+        ['overdue', '2030-01-01', 3000, 0, 1],
+        ['overdue', '2029-06-01', 4000, 0, 1],
+        ['paid', '2030-02-01', 5000, 5000, 0],
+        ['pending', '2030-03-01', 6000, 0, -1],
+      ];
+      await db
+        .insertInto('transactions')
+        .values(
+          dues.map(([status, dueDate, amount, paid, open], i) => ({
+            id: uuidv7(now.getTime() + 10 + i),
+            business_id: businessId,
+            contact_id: contactId,
+            amount_paise: amount,
+            amount_paid_paise: paid,
+            currency: 'INR',
+            status,
+            open,
+            direction: 'receivable',
+            due_date: dueDate,
+            paid_at: status === 'paid' ? at : null,
+            utr: null,
+            payment_method: null,
+            invoice_number: null,
+            notes: null,
+            reminder_count: 0,
+            claim_count: 0,
+            pay_token: `token-${i}-${randomBytes(8).toString('hex')}`,
+            created_at: at,
+            updated_at: at,
+            deleted_at: open === -1 ? at : null,
+          })),
+        )
+        .execute();
+      await db
+        .insertInto('business_totals')
+        .values({
+          business_id: businessId,
+          pending_count: 2,
+          pending_paise: 2500,
+          overdue_count: 2,
+          overdue_paise: 7000,
+          paid_count: 1,
+          paid_paise: 5000,
+          contact_count: 1,
+        })
+        .execute();
+
+      expect(await migrate(db)).toContain('2026-11-24T07-00_sequences');
+
+      const services = createServices({
+        store,
+        clock: new ManualClock(now),
+        config: loadConfig({}, { dataDir: '', databaseUrl: undefined }),
+      });
+      const business = await services.businesses.get(businessId);
+      expect(business.reminder_steps).toBe('-3,0,7,30');
+      expect(await services.summary.aging(business)).toEqual({
+        current: { count: 1, paise: 1000 },
+        d1_30: { count: 1, paise: 1500 },
+        d31_60: { count: 0, paise: 0 },
+        d61_90: { count: 1, paise: 3000 },
+        d90_plus: { count: 1, paise: 4000 },
+      });
+      expect((await services.contacts.get(business, contactId)).contact.reminders_paused).toBe(0);
+    } finally {
+      await drop();
+    }
+  });
+});

@@ -345,6 +345,9 @@ describe('pauses', () => {
     await runScheduler(biz);
     expect(sentTo(phone)).toEqual([]);
 
+    // A new date while the contact is paused: the new steps are held too.
+    await biz.patch(`/v1/transactions/${second.body.data.id}`, { due_date: '2030-03-25' });
+    expect((await steps(biz, second.body.data.id)).filter((s) => s.status === 'scheduled')).toEqual([]);
     // Lifted: the steps still ahead come back (not those of a due paused on its own).
     await biz.patch(`/v1/transactions/${second.body.data.id}`, { reminders_paused: true });
     h.clock.set(at('2030-03-12'));

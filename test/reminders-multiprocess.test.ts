@@ -8,7 +8,7 @@ import { ManualClock } from '../src/lib/clock.js';
 import { addDays, instantAt, localParts } from '../src/lib/dates.js';
 import { createServices } from '../src/services.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
-import { createTestDatabase, STORE } from './helpers/harness.js';
+import { createTestDatabase, STORE, TEST_ENCRYPTION_KEY } from './helpers/harness.js';
 
 /**
  * PRODUCT parts 1 and 13: several worker processes on one PostgreSQL database never send one
@@ -98,7 +98,9 @@ describe.skipIf(STORE !== 'postgres')('reminder scheduler across processes (Post
     const env = {
       ...process.env,
       DATABASE_URL: dbUrl,
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       CHAT_CHANNEL: 'whatsapp',
+      WHATSAPP_APP_SECRET: 'worker-test-app-secret',
       WHATSAPP_API_BASE: graphBase,
       WHATSAPP_PHONE_NUMBER_ID: '109876543210',
       WHATSAPP_TOKEN: 'worker-test-token',

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrations } from '../src/db/migrations/index.js';
 import { openStore } from '../src/db/store.js';
-import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { type Harness, STORE, startHarness, TEST_ENCRYPTION_KEY } from './helpers/harness.js';
 import { startScript, storeEnv } from './helpers/processes.js';
 import { freePort } from './helpers/throwaway-servers.js';
 
@@ -96,7 +96,13 @@ describe('the server process (npm start)', () => {
   it('starts two processes at once on a fresh store: both migrate-and-serve, each migration runs once', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'receivables-fresh-'));
     const databaseUrl = STORE === 'postgres' ? await emptyDatabase() : undefined;
-    const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', WORKERS: 'off', HOST: '127.0.0.1' };
+    const env = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl ?? '',
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      WORKERS: 'off',
+      HOST: '127.0.0.1',
+    };
     const started = await Promise.all([0, 1].map(() => spawnServer(env)));
     try {
       for (const s of started) await waitForReady(s.base, s.child, s.logs);

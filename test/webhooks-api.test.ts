@@ -46,7 +46,7 @@ describe('POST /v1/webhooks', () => {
       .where('id', '=', res.body.data.id)
       .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(res.body.data.secret);
-    expect(row.secret_sealed).toMatch(/^v1\./);
+    expect(row.secret_sealed).toMatch(/^v2\./);
   });
 
   it('gives every endpoint its own secret', async () => {

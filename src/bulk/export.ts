@@ -1,8 +1,8 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { Db } from '../db/schema.js';
 import { presentTransaction } from '../transactions/presenter.js';
-import { type ListPosition, listTransactions, type TransactionFilter } from '../transactions/repository.js';
-import { Transaction } from '../transactions/schema.js';
+import type { ListPosition } from '../transactions/repository.js';
+import { type ListTransactionsInput, Transaction } from '../transactions/schema.js';
+import type { TransactionService } from '../transactions/service.js';
 import { csvLine } from './csv.js';
 
 /** Every column of the Transaction, in the API's order (amounts in paise). */
@@ -10,41 +10,29 @@ export const EXPORT_COLUMNS = Object.keys(Transaction.properties) as (keyof type
 /** Rows read per query: big enough that a query's cost is spread, small enough that memory stays flat. */
 const BATCH = 1_000;
 
-export interface ExportFilter {
-  status?: TransactionFilter['status'];
-  contactId?: string;
-  since?: string;
-  includeDeleted?: boolean;
-}
+/** The list's filters (GET /v1/transactions), without its paging. */
+export type ExportFilter = Pick<ListTransactionsInput, 'status' | 'contact_id' | 'since' | 'include_deleted'>;
 
 /**
  * The business's dues matching the list filters as CSV text (PRODUCT part 12), one chunk per batch
- * of rows: the header, then the rows in the list's order. Batches are read by keyset
- * (transactions/repository.ts listTransactions after a cursor, PRODUCT part 17) and only when the consumer asks for more, so memory stays
- * flat whatever the number of dues, and each query is short, leaving the store to other requests
- * between batches.
+ * of rows: the header, then the rows in the list's order. Batches are cursor pages of the list
+ * (TransactionService.listBatch: each one an index range from where the last stopped, under the
+ * business's read gate), read only when the consumer asks for more, so memory stays flat whatever
+ * the number of dues and each query is short, leaving the store to other requests between batches.
  */
 export async function* exportCsv(
-  deps: { db: Db; publicBaseUrl: string },
+  deps: { transactions: TransactionService; publicBaseUrl: string },
   business: BusinessRow,
   filter: ExportFilter,
-  today: string,
 ): AsyncGenerator<string> {
-  const where: TransactionFilter = {
-    today,
-    ...(filter.status !== undefined && { status: filter.status }),
-    ...(filter.contactId !== undefined && { contactId: filter.contactId }),
-    ...(filter.since !== undefined && { since: new Date(filter.since).toISOString() }),
-    // Deleted dues only reach an incremental sync that asks for them (PRODUCT part 10), as in the list.
-    includeDeleted: filter.since !== undefined && filter.includeDeleted === true,
-  };
+  const today = deps.transactions.today(business);
   const ctx = { today, publicBaseUrl: deps.publicBaseUrl, timezone: business.timezone };
   // The header goes out with the first batch: a store that fails on the first read fails the
   // request before anything is sent (a 503, not a cut-off file).
   let chunk = csvLine(EXPORT_COLUMNS);
   let after: ListPosition | undefined;
   for (;;) {
-    const rows = await listTransactions(deps.db, business.id, where, BATCH, 0, after);
+    const rows = await deps.transactions.listBatch(business, filter, after, BATCH, today);
     if (rows.length === 0) {
       if (chunk !== '') yield chunk;
       return;

@@ -110,13 +110,7 @@ export async function bulkRoutes(app: App) {
       },
     },
     async (request, reply) => {
-      const { status, contact_id, since, include_deleted } = request.query;
-      const chunks = bulk.exportCsv(request.auth.business, {
-        ...(status !== undefined && { status: status as (typeof TRANSACTION_STATUS_FILTERS)[number] }),
-        ...(contact_id !== undefined && { contactId: contact_id }),
-        ...(since !== undefined && { since }),
-        ...(include_deleted !== undefined && { includeDeleted: include_deleted }),
-      });
+      const chunks = bulk.exportCsv(request.auth.business, request.query);
       // The first chunk (header and first batch) is read before answering: a failing store is a 503.
       // A byte stream with a 64 KB mark: the next batch is read only once the socket has taken this one.
       const first = await chunks.next();

@@ -88,7 +88,7 @@ export class BulkService {
 
   /** The business's dues matching the list filters as CSV chunks (export.ts), read as they are consumed. */
   exportCsv(business: BusinessRow, filter: ExportFilter = {}): AsyncGenerator<string> {
-    return exportCsv(this.deps, business, filter, this.deps.transactions.today(business));
+    return exportCsv(this.deps, business, filter);
   }
 
   /**

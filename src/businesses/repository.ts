@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
-import { precompiled } from '../db/precompiled.js';
-import type { BusinessTable, Executor } from '../db/schema.js';
+import { isPostgres, precompiled } from '../db/precompiled.js';
+import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
+import type { KeyListing } from './keys.js';
 
 export type BusinessRow = Selectable<BusinessTable>;
 
@@ -20,6 +21,20 @@ export function updateBusiness(db: Executor, id: string, patch: Partial<Omit<Bus
   return db.updateTable('businesses').set(patch).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
+/**
+ * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
+ * so that two concurrent changes cannot both pass a per-business limit (20 webhook endpoints,
+ * 5 active API keys).
+ */
+export function lockBusiness(db: Executor, businessId: string) {
+  return db
+    .selectFrom('businesses')
+    .select('id')
+    .where('id', '=', businessId)
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
 export function insertApiKey(
   db: Executor,
   row: {
@@ -28,6 +43,7 @@ export function insertApiKey(
     key_hash: string;
     key_prefix: string;
     created_at: string;
+    source: KeySource;
   },
 ) {
   return db
@@ -59,6 +75,37 @@ export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {
     .where('key_hash', '=', keyHash)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+}
+
+export function listKeys(db: Executor, businessId: string): Promise<KeyListing[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'key_prefix as prefix', 'created_at', 'last_used_at', 'revoked_at', 'source'])
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Revokes an unrevoked key by id, within one business when `businessId` is given. */
+export function revokeKeyById(db: Executor, keyId: string, at: string, businessId?: string) {
+  let query = db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null);
+  if (businessId !== undefined) query = query.where('business_id', '=', businessId);
+  return query.returning(['id', 'key_prefix', 'business_id']).executeTakeFirst();
+}
+
+/** Monotonic: a slower writer with an older time never moves it back. */
+export function recordKeyUse(db: Executor, keyId: string, at: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ last_used_at: at })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+    .execute();
 }
 
 export function insertTotals(db: Executor, businessId: string) {

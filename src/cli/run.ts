@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
-import type { BusinessService } from '../businesses/service.js';
 import { AppError, isClientError, RowsError } from '../errors.js';
 import type { Services } from '../services.js';
 import { TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
@@ -20,7 +19,9 @@ commands:
   business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false] [--reminder-steps "-3,0,7,30"]
                [--upi-id VPA]
   key issue --business ID
-  key revoke --key KEY
+  key list --business ID
+  key revoke --key KEY | --id KEY_ID
+  secrets reseal
   import --business ID --file F [--dry-run]
   export --business ID [--status pending|overdue|outstanding|paid] > F`;
 
@@ -45,6 +46,7 @@ const OPTIONS = {
   file: { type: 'string' },
   'dry-run': { type: 'boolean' },
   status: { type: 'string' },
+  id: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -63,10 +65,10 @@ function allowOnly(values: Values, allowed: string[]) {
   }
 }
 
-type Command = (values: Values, businesses: BusinessService) => Promise<{ json: object; text: string }>;
+type Command = (values: Values, services: Services) => Promise<{ json: object; text: string }>;
 
 const COMMANDS: Record<string, Command> = {
-  'business create': async (v, businesses) => {
+  'business create': async (v, { businesses }) => {
     allowOnly(v, ['name', 'phone', 'plan', 'currency', 'country', 'language', 'timezone']);
     const { business, apiKey } = await businesses.create({
       name: required(v, 'name'),
@@ -82,7 +84,7 @@ const COMMANDS: Record<string, Command> = {
       text: `created business ${business.name} (${business.id}), plan ${business.plan}\nAPI key (shown once): ${apiKey}`,
     };
   },
-  'business set': async (v, businesses) => {
+  'business set': async (v, { businesses }) => {
     allowOnly(v, ['business', 'plan', 'plan-expires-at', 'reminders-paused', 'reminder-steps', 'upi-id']);
     const id = required(v, 'business');
     const paused = v['reminders-paused'];
@@ -116,7 +118,7 @@ const COMMANDS: Record<string, Command> = {
       text: `updated business ${business.id}`,
     };
   },
-  'key issue': async (v, businesses) => {
+  'key issue': async (v, { businesses }) => {
     allowOnly(v, ['business']);
     const apiKey = await businesses.issueKey(required(v, 'business'));
     return {
@@ -124,11 +126,34 @@ const COMMANDS: Record<string, Command> = {
       text: `API key (shown once): ${apiKey}`,
     };
   },
-  'key revoke': async (v, businesses) => {
-    allowOnly(v, ['key']);
-    const revoked = await businesses.revokeKey(required(v, 'key'));
-    if (!revoked) throw new UsageError('no active API key matches --key');
+  'key list': async (v, { businesses }) => {
+    allowOnly(v, ['business']);
+    const id = required(v, 'business');
+    await businesses.get(id);
+    const keys = await businesses.listKeys(id);
+    const lines = keys.map(
+      (k) =>
+        `${k.id}  ${k.prefix}…  ${k.source.padEnd(9)}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
+    );
+    return { json: { keys }, text: lines.length > 0 ? lines.join('\n') : 'no keys' };
+  },
+  'key revoke': async (v, { businesses }) => {
+    allowOnly(v, ['key', 'id']);
+    if ((v.key === undefined) === (v.id === undefined)) throw new UsageError('give one of --key or --id');
+    const revoked =
+      v.id !== undefined
+        ? await businesses.revokeKeyById(required(v, 'id'))
+        : await businesses.revokeKey(required(v, 'key'));
+    if (!revoked) throw new UsageError(`no active API key matches --${v.id !== undefined ? 'id' : 'key'}`);
     return { json: { revoked: true }, text: 'API key revoked' };
+  },
+  'secrets reseal': async (v, { webhooks }) => {
+    allowOnly(v, []);
+    const { resealed, databaseKeyRemoved } = await webhooks.resealSecrets();
+    return {
+      json: { resealed, database_key_removed: databaseKeyRemoved },
+      text: `re-sealed ${resealed} webhook secret(s) with the current key${databaseKeyRemoved ? '; removed the key kept in the database' : ''}`,
+    };
   },
 };
 
@@ -179,9 +204,7 @@ const BULK_COMMANDS: Record<string, BulkCommand> = {
     const business = await services.businesses.get(required(v, 'business'));
     const write = io.write ?? ((chunk: string) => io.out(chunk.replace(/\r\n$/, '')));
     let rows = -1;
-    for await (const chunk of services.bulk.exportCsv(business, {
-      ...(status !== undefined && { status: status as (typeof TRANSACTION_STATUS_FILTERS)[number] }),
-    })) {
+    for await (const chunk of services.bulk.exportCsv(business, { ...(status !== undefined && { status }) })) {
       await write(chunk);
       rows += chunk.split('\r\n').length - 1;
       progressBar(io, rows);
@@ -248,7 +271,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const result = bulkCommand
       ? await bulkCommand(values, runtime.services, io)
-      : await (command as Command)(values, runtime.services.businesses);
+      : await (command as Command)(values, runtime.services);
     if (result) io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -32,7 +32,12 @@ export interface ApiKeyTable {
   key_prefix: string;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
+  /** where the key was issued (PRODUCT part 16) */
+  source: Generated<KeySource>;
 }
+
+export type KeySource = 'cli' | 'chat' | 'dashboard';
 
 /** Per-business running totals, changed in the same transaction as the rows they count. */
 export interface BusinessTotalsTable {

@@ -14,8 +14,19 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-/** Turns whatever was thrown into an AppError; unknown errors become a generic 500. */
-export function toAppError(error: unknown): AppError {
+/** The limit a too-large body met: the route's own (the pay page's form is smaller than the API's). */
+function bodyLimitMessage(request: FastifyRequest | undefined): string {
+  const limit = request?.routeOptions.bodyLimit;
+  if (!limit) return 'request body is too large';
+  const kb = limit % 1024 === 0 ? `${limit / 1024} KB (${limit} bytes)` : `${limit} bytes`;
+  return `request body is larger than ${kb}`;
+}
+
+/**
+ * Turns whatever was thrown into an AppError; unknown errors become a generic 500. Framework
+ * errors get a message of our own: Fastify's echo the path (PRODUCT part 16).
+ */
+export function toAppError(error: unknown, request?: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   // A restart, failover or dropped connection: the store's health logs the outage once.
   if (isStoreUnavailable(error))
@@ -34,7 +45,12 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_INVALID_TYPE':
       return errors.badRequest('Content-Type must be application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.badRequest('request body is larger than 64 KB');
+      return errors.badRequest(bodyLimitMessage(request));
+    case 'FST_ERR_BAD_URL':
+      return errors.badRequest('the URL is not valid percent-encoding');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // An id longer than any we issue names nothing: the same 404 as a path id that is not a uuid.
+      return errors.notFound('resource');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.badRequest('Content-Length does not match the body');
   }
@@ -51,7 +67,7 @@ export function toAppError(error: unknown): AppError {
  * answered with a generic message: no stack trace or SQL reaches a response.
  */
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
+  const appError = toAppError(error, request);
   const status = statusOf(appError);
   logFailure(request, appError, error);
   if (appError.headers) reply.headers(appError.headers);

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import type { TextKind } from '../lib/text.js';
 
 /**
  * Schema building blocks shared by every resource. Each schema is written once and used three
@@ -14,14 +15,27 @@ export function Nullable<T extends TSchema & { type: string }>(schema: T) {
   });
 }
 
+/**
+ * PRODUCT part 16: text refuses NUL, other control characters and unpaired surrogates (400 naming
+ * the field; PostgreSQL cannot even store a NUL). The validator (http/validation.ts) gives every
+ * request string schema `'x-text': 'line'`; a schema that takes several lines says 'multiline'
+ * (tab and newline allowed).
+ */
+export const TEXT_KEYWORD = 'x-text';
+
+/** Free text over several lines (a due's notes). */
+export function MultilineText(options: { maxLength: number }) {
+  return Type.String({ ...options, [TEXT_KEYWORD]: 'multiline' satisfies TextKind });
+}
+
 export const Uuid = Type.String({ format: 'uuid', 'x-lowercase': true, description: 'UUID' });
 export const Timestamp = Type.String({
   format: 'date-time',
-  description: 'ISO 8601 UTC timestamp with milliseconds',
+  description: 'ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999',
 });
 export const DateString = Type.String({
   format: 'date',
-  description: 'calendar date YYYY-MM-DD',
+  description: 'calendar date YYYY-MM-DD, in the years 1900-9999',
 });
 
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });

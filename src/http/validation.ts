@@ -1,7 +1,11 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import ajvFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { type AppError, errors } from '../errors.js';
+import { isCalendarDate, isInstantInRange } from '../lib/dates.js';
+import { isCleanText, type TextKind } from '../lib/text.js';
+import { TEXT_KEYWORD } from './schemas.js';
 
 /**
  * Two validators: bodies are strict JSON (a string "100" is not an integer), while query strings
@@ -35,8 +39,33 @@ function makeAjv(coerce: boolean) {
       return true;
     },
   });
-  ajvFormats.default(ajv, ['uuid', 'date', 'date-time', 'uri', 'email']);
+  ajv.addKeyword({
+    keyword: TEXT_KEYWORD,
+    schemaType: 'string',
+    errors: true,
+    validate: (kind: TextKind, data: unknown) => typeof data !== 'string' || isCleanText(data, kind),
+  });
+  ajvFormats.default(ajv, ['uuid', 'uri', 'email']);
+  // Dates and instants outside the years 1900-9999 are refused here, before any arithmetic.
+  const dateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
+  ajv.addFormat('date', isCalendarDate);
+  ajv.addFormat('date-time', (value: string) => dateTime(value) && isInstantInRange(value));
   return ajv;
+}
+
+/**
+ * Every string a request carries is text unless its schema says otherwise: the rule is added to
+ * each string schema once, at compile time, so no field (body, query or path) can forget it.
+ */
+function withTextRule(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withTextRule);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = withTextRule(value);
+  const type = out.type;
+  const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
+  if (isString && out[TEXT_KEYWORD] === undefined) out[TEXT_KEYWORD] = 'line';
+  return out;
 }
 
 const strictAjv = makeAjv(false);
@@ -44,13 +73,13 @@ const coercingAjv = makeAjv(true);
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  return ajv.compile(withTextRule(schema) as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
 const FORMAT_TEXT: Record<string, string> = {
   uuid: 'a UUID',
-  date: 'a calendar date YYYY-MM-DD',
-  'date-time': 'an ISO 8601 timestamp',
+  date: 'a calendar date YYYY-MM-DD in the years 1900-9999',
+  'date-time': 'an ISO 8601 timestamp in the years 1900-9999',
   uri: 'a URL',
 };
 
@@ -97,6 +126,8 @@ function describe(error: ErrorObject | FastifySchemaValidationError, field: stri
       return `${field} must not repeat items`;
     case 'pattern':
       return `${field} has an invalid format`;
+    case TEXT_KEYWORD:
+      return `${field} must not contain control characters or unpaired surrogates`;
     default:
       return `${field} is invalid`;
   }

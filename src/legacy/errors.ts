@@ -9,7 +9,7 @@ import { validatorCompiler } from '../http/validation.js';
  * not-found behave identically), in the earlier body {"error": "<message>"}.
  */
 export function legacyErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
+  const appError = toAppError(error, request);
   logFailure(request, appError, error);
   if (appError.headers) reply.headers(appError.headers);
   return reply.code(statusOf(appError)).send({ error: appError.message });

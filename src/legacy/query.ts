@@ -1,6 +1,7 @@
 import { errors } from '../errors.js';
 import { isCalendarDate } from '../lib/dates.js';
 import { isUuid } from '../lib/ids.js';
+import { isCleanText } from '../lib/text.js';
 
 /**
  * The earlier shape never answers 400 to a query (PRODUCT part 7): each parameter is taken when
@@ -18,10 +19,11 @@ const STATUSES = ['pending', 'overdue', 'paid'] as const;
 
 type RawQuery = Record<string, unknown>;
 
+/** A value with a control character or an unpaired surrogate is ignored like any other bad value. */
 function text(query: RawQuery, name: string): string | undefined {
   const value = query[name];
   const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first.trim() : undefined;
+  return typeof first === 'string' && isCleanText(first, 'line') ? first.trim() : undefined;
 }
 
 /** A finite number truncated and clamped to [min, max]; `fallback` when it is not a number. */

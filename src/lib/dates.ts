@@ -90,14 +90,29 @@ export function instantAt(timeZone: string, date: string, hour: number, minute =
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** True for a real calendar date written YYYY-MM-DD (no 2026-02-30). */
+/**
+ * The years a date or an instant may name (PRODUCT part 16): earlier years break Date arithmetic
+ * (year 0500 is a RangeError in toISOString after a time-zone shift) and PostgreSQL's timestamps.
+ */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 9999;
+
+/** True for a real calendar date written YYYY-MM-DD (no 2026-02-30) in the years 1900-9999. */
 export function isCalendarDate(value: string): boolean {
   const m = DATE_RE.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (y < 1900 || mo < 1 || mo > 12 || d < 1) return false;
+  if (y < MIN_YEAR || mo < 1 || mo > 12 || d < 1) return false;
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   return d <= daysInMonth;
+}
+
+/** True when an ISO 8601 timestamp names an instant in the years 1900-9999 (UTC). */
+export function isInstantInRange(value: string): boolean {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= MIN_YEAR && year <= MAX_YEAR;
 }
 
 /** Whole days from `from` to `to` (both YYYY-MM-DD); negative when `to` is earlier. */

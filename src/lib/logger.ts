@@ -1,8 +1,11 @@
 import { type Logger, pino } from 'pino';
 
-/** The pay page token is a bearer secret: keep it out of logs. */
-function redactUrl(url: string): string {
-  return url.replace(/\/pay\/[^/?#]+/, '/pay/[redacted]');
+/**
+ * The path only: a query can carry secrets (WhatsApp's hub.verify_token), and the pay page token
+ * is a bearer secret: both stay out of logs.
+ */
+export function redactUrl(url: string): string {
+  return (url.split(/[?#]/, 1)[0] ?? '').replace(/\/pay\/[^/]+/, '/pay/[redacted]');
 }
 
 /** Structured JSON logs (pino) with API keys, idempotency keys and pay tokens kept out. */

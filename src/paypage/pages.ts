@@ -30,7 +30,6 @@ function details(page: PayPage): Markup {
 <dt>Due date</dt><dd>${formatDate(page.dueDate)}</dd>
 <dt>Billed to</dt><dd>${page.contactName}</dd>
 ${page.invoiceNumber !== null && html`<dt>Invoice</dt><dd>${page.invoiceNumber}</dd>`}
-${page.notes !== null && html`<dt>Note</dt><dd>${page.notes}</dd>`}
 </dl>`;
 }
 

@@ -1,4 +1,6 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { logFailure, toAppError } from '../http/error-handler.js';
+import { statusOf } from '../http/error-status.js';
 import type { App } from '../http/types.js';
 import { GatewayError } from '../payments-gateway/port.js';
 import { CONTENT_SECURITY_POLICY, contentSecurityPolicy } from './html.js';
@@ -44,6 +46,25 @@ function parseForm(body: string): Record<string, string> {
   return form;
 }
 
+/**
+ * Errors in the pay page's scope, and the framework's errors on a /pay URL (app.ts), answer as
+ * HTML pages: the same statuses as the API (the shared toAppError decides them), never the path.
+ */
+export function payPageErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error, request);
+  // A browser is told the framework's more exact 4xx (415 for a non-form body, 413 for a large one).
+  const framework = (error as { statusCode?: number }).statusCode;
+  const status =
+    statusOf(appError) === 400 && framework && framework > 400 && framework < 500 ? framework : statusOf(appError);
+  logFailure(request, appError, error);
+  if (status === 404) return sendHtml(reply, 404, NOT_FOUND_PAGE);
+  if (status < 500) {
+    return sendHtml(reply, status, renderMessage('Request not accepted', 'Go back to the payment page and try again.'));
+  }
+  if (appError.headers) reply.headers(appError.headers);
+  return sendHtml(reply, status, renderMessage('Something went wrong', 'Please try again in a moment.'));
+}
+
 type TokenRoute = { Params: { token: string } };
 
 /**
@@ -66,18 +87,7 @@ export async function payPageRoutes(app: App) {
   );
 
   app.setNotFoundHandler((_request, reply) => sendHtml(reply, 404, NOT_FOUND_PAGE));
-  app.setErrorHandler((error, request, reply) => {
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return sendHtml(
-        reply,
-        status,
-        renderMessage('Request not accepted', 'Go back to the payment page and try again.'),
-      );
-    }
-    request.log.error({ err: error }, 'pay page failed');
-    return sendHtml(reply, 500, renderMessage('Something went wrong', 'Please try again in a moment.'));
-  });
+  app.setErrorHandler(payPageErrorHandler);
 
   const { moneyIn } = app.deps.services;
   const { publicBaseUrl } = app.deps.config;

@@ -2,6 +2,7 @@ import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import { isCleanText } from '../lib/text.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
 import { balanceOf, effectiveStatus } from '../transactions/domain.js';
 import * as repo from './repository.js';
@@ -29,7 +30,7 @@ export interface PayPage {
   dueDate: string;
   paidAt: string | null;
   invoiceNumber: string | null;
-  notes: string | null;
+  // No notes: they are the business's own and never on the page (PRODUCT part 8).
   upiId: string | null;
   claimCount: number;
   lastClaim: { reference: string | null; createdAt: string } | null;
@@ -91,7 +92,6 @@ export class PayPageService {
       dueDate: row.due_date,
       paidAt: row.paid_at,
       invoiceNumber: row.invoice_number,
-      notes: row.notes,
       upiId: row.upi_id,
       claimCount: row.claim_count,
       lastClaim: last ? { reference: last.reference, createdAt: last.created_at } : null,
@@ -113,8 +113,7 @@ export class PayPageService {
     if (reference.length > REFERENCE_MAX) {
       return { kind: 'invalid', page, message: `The reference can be at most ${REFERENCE_MAX} characters.` };
     }
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-    if (/[\u0000-\u001f\u007f]/.test(reference)) {
+    if (!isCleanText(reference)) {
       return { kind: 'invalid', page, message: 'The reference can only contain printable characters.' };
     }
 

@@ -86,8 +86,9 @@ export async function cancelScheduled(trx: Executor, transactionId: string, reas
 
 /**
  * A new due date, or a pause lifted: what is left of the sequence is replaced by the steps of the
- * due as it is now that are still ahead. Steps a pause cancelled whose moment is still ahead are
- * replaced too; sent steps and those whose moment passed stay as they were.
+ * due as it is now that are still ahead (cancelled at once while the contact is paused). Steps a
+ * pause cancelled whose moment is still ahead are replaced too; sent steps and those whose moment
+ * passed stay as they were.
  */
 export async function rescheduleSequence(
   trx: Executor,
@@ -111,6 +112,13 @@ export async function rescheduleSequence(
     )
     .execute();
   await scheduleForNewDue(trx, business, due, now);
+  // The contact's own pause still holds the new steps.
+  const contact = await trx
+    .selectFrom('contacts')
+    .select('reminders_paused')
+    .where('id', '=', due.contact_id)
+    .executeTakeFirst();
+  if (contact?.reminders_paused === 1) await cancelScheduled(trx, due.id, 'paused', now);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { MAX_ACTIVE_KEYS } from '../businesses/keys.js';
 import { findBusinessesByPhone } from '../businesses/repository.js';
 import type { BusinessService } from '../businesses/service.js';
 import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus } from '../channels/channel.js';
@@ -166,12 +167,8 @@ export class ChatInboundService {
         });
         continue;
       }
-      const apiKey = await businesses.issueKey(business.id);
-      await channel.send({
-        kind: 'text',
-        to: phone,
-        text: `Your new API key for ${business.name}:\n${apiKey}\nIt is shown only this once; keep it secret. Keys issued before keep working until revoked.`,
-      });
+      const issued = await businesses.issueChatKey(business.id);
+      await channel.send({ kind: 'text', to: phone, text: chatKeyText(business.name, issued) });
     }
   }
 
@@ -189,4 +186,24 @@ export class ChatInboundService {
       this.deps.clock.now().toISOString(),
     );
   }
+}
+
+/**
+ * The announcement of a key issued over chat (PRODUCT part 16), to the business's own phone: the
+ * key, or why none was issued, and the key revoked to keep at most MAX_ACTIVE_KEYS active.
+ */
+function chatKeyText(businessName: string, issued: Awaited<ReturnType<BusinessService['issueChatKey']>>): string {
+  if (issued.apiKey === null) {
+    return `${businessName} already has ${issued.activeKeys} active API keys, none of them issued over chat, so no key was issued. Revoke one first (the admin CLI or the dashboard).`;
+  }
+  return [
+    `Your new API key for ${businessName}:`,
+    issued.apiKey,
+    'It is shown only this once; keep it secret. Keys issued before keep working until revoked.',
+    ...(issued.revoked
+      ? [
+          `At most ${MAX_ACTIVE_KEYS} keys can be active, so the oldest key issued over chat (${issued.revoked.prefix}…) was revoked.`,
+        ]
+      : []),
+  ].join('\n');
 }

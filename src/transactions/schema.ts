@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateString, Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
+import { DateString, MultilineText, Nullable, PageQuery, Timestamp, Uuid } from '../http/schemas.js';
 
 export const PAYMENT_METHODS = ['upi', 'cash', 'bank_transfer', 'card', 'other'] as const;
 /** Upper bound on a single due, so that totals stay exact in a 64-bit double (2^53). */
@@ -105,7 +105,7 @@ export const CreateTransactionBody = Type.Object(
     contact_id: Type.Optional(Uuid),
     contact_name: Type.Optional(Type.String({ minLength: 2, maxLength: 120 })),
     contact_phone: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-    notes: Type.Optional(Type.String({ maxLength: 500 })),
+    notes: Type.Optional(MultilineText({ maxLength: 500 })),
     invoice_number: Type.Optional(Type.String({ maxLength: 60 })),
     recurrence: Type.Optional(Nullable(Recurrence)),
   },
@@ -126,7 +126,7 @@ export const PatchTransactionBody = Type.Object(
   {
     amount_paise: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_PAISE })),
     due_date: Type.Optional(DateString),
-    notes: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    notes: Type.Optional(Nullable(MultilineText({ maxLength: 500 }))),
     invoice_number: Type.Optional(Nullable(Type.String({ maxLength: 60 }))),
     recurrence: Type.Optional(Nullable(Recurrence)),
     reminders_paused: Type.Optional(Type.Boolean()),

@@ -198,17 +198,7 @@ export class TransactionService {
     more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string },
     today: string,
   ) {
-    const filter: repo.TransactionFilter = {
-      status: query.status as repo.TransactionFilter['status'],
-      contactId: query.contact_id,
-      since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
-      dueFrom: more.dueFrom,
-      dueTo: more.dueTo,
-      contactName: more.fuzzyContactName === undefined ? undefined : (fuzzyQuery(more.fuzzyContactName) ?? undefined),
-      today,
-      // Deleted dues only reach an incremental sync that asks for them (PRODUCT part 10).
-      includeDeleted: query.since !== undefined && query.include_deleted === true,
-    };
+    const filter = await this.filterOf(db, business, query, more, today);
     const onlyStatus =
       !filter.includeDeleted &&
       filter.contactId === undefined &&
@@ -219,9 +209,6 @@ export class TransactionService {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     const after = await this.listPosition(business, query.starting_after, offset);
-    if (filter.since !== undefined) {
-      filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
-    }
     // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
     // statement after the other: a business's list holds one read thread at a time (gate).
     const found = await repo.listTransactions(
@@ -236,6 +223,49 @@ export class TransactionService {
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     return { rows, total, limit, offset, hasMore };
+  }
+
+  /** The list's filters as the repository takes them (the list and the bulk export share them). */
+  private async filterOf(
+    db: Db,
+    business: BusinessRow,
+    query: Pick<ListTransactionsInput, 'status' | 'contact_id' | 'since' | 'include_deleted'>,
+    more: { dueFrom?: string; dueTo?: string; fuzzyContactName?: string },
+    today: string,
+  ): Promise<repo.TransactionFilter> {
+    const filter: repo.TransactionFilter = {
+      status: query.status as repo.TransactionFilter['status'],
+      contactId: query.contact_id,
+      since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
+      dueFrom: more.dueFrom,
+      dueTo: more.dueTo,
+      contactName: more.fuzzyContactName === undefined ? undefined : (fuzzyQuery(more.fuzzyContactName) ?? undefined),
+      today,
+      // Deleted dues only reach an incremental sync that asks for them (PRODUCT part 10).
+      includeDeleted: query.since !== undefined && query.include_deleted === true,
+    };
+    if (filter.since !== undefined) {
+      filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
+    }
+    return filter;
+  }
+
+  /**
+   * The dues matching the list's filters, `limit` after `after` in the list's order (the bulk
+   * export walks every one this way): each batch is a cursor page, a long read under the
+   * business's gate like a list page, without the list's count.
+   */
+  listBatch(
+    business: BusinessRow,
+    query: Pick<ListTransactionsInput, 'status' | 'contact_id' | 'since' | 'include_deleted'>,
+    after: repo.ListPosition | undefined,
+    limit: number,
+    today: string = this.today(business),
+  ): Promise<repo.TransactionView[]> {
+    const run = async (db: Db) =>
+      repo.listTransactions(db, business.id, await this.filterOf(db, business, query, {}, today), limit, 0, after);
+    const reads = this.deps.reads;
+    return reads ? reads.gate.run(business.id, () => run(reads.db)) : run(this.deps.db);
   }
 
   /** PRODUCT part 17: `starting_after` names a due of this business, and comes without an offset. */

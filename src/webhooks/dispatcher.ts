@@ -204,6 +204,7 @@ export class WebhookDispatcher {
   #send(delivery: Leased): Promise<WebhookResult> {
     return signAndSend(this.deps, {
       url: delivery.url,
+      endpointId: delivery.endpoint_id,
       secretSealed: delivery.secret_sealed,
       body: delivery.body,
       event: delivery.event,

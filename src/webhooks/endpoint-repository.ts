@@ -41,19 +41,6 @@ export function findEndpoint(db: Executor, businessId: string, id: string) {
     .executeTakeFirst();
 }
 
-/**
- * Takes the business's row lock until the transaction ends (PostgreSQL; SQLite has one writer),
- * so that two concurrent creates cannot both see 19 endpoints and make 21.
- */
-export function lockBusiness(db: Executor, businessId: string) {
-  return db
-    .selectFrom('businesses')
-    .select('id')
-    .where('id', '=', businessId)
-    .$if(isPostgres(db), (q) => q.forUpdate())
-    .executeTakeFirst();
-}
-
 export function softDeleteEndpoint(db: Executor, businessId: string, id: string, at: string) {
   return db
     .updateTable('webhook_endpoints')
@@ -113,5 +100,22 @@ export function disableEndpoint(db: Executor, id: string, reason: string, at: st
     .set({ active: 0, disabled_reason: reason, updated_at: at })
     .where('id', '=', id)
     .where('active', '=', 1)
+    .executeTakeFirst();
+}
+
+/** Every endpoint's sealed secret, deleted ones too, a page at a time in id order (re-sealing). */
+export function sealedSecretsAfter(db: Executor, afterId: string | null, limit: number) {
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed']);
+  if (afterId !== null) query = query.where('id', '>', afterId);
+  return query.orderBy('id').limit(limit).execute();
+}
+
+/** Replaces a sealed secret only if it is still the one read (another re-seal may have won). */
+export function replaceSealedSecret(db: Executor, id: string, from: string, to: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ secret_sealed: to })
+    .where('id', '=', id)
+    .where('secret_sealed', '=', from)
     .executeTakeFirst();
 }

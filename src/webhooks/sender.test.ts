@@ -201,14 +201,20 @@ describe('createHttpSender guarding against private targets', () => {
       const result = await guarded().send({ url: `https://${host}:${tcpPort}/hook`, ...post });
       expect(result.ok, host).toBe(false);
       expect(result.status).toBeNull();
-      expect(result.error).toMatch(/^refused: \S+ is a loopback address$/);
+      expect(result.error).toBe('destination not allowed');
+      expect(result.detail).toMatch(/^refused: \S+ is a loopback address$/);
     }
     expect(tcpConnections).toBe(0);
   });
 
   it('refuses the real receiver, which then gets no request', async () => {
     const result = await guarded().send({ url: receiver.url, ...post });
-    expect(result).toMatchObject({ ok: false, status: null, error: 'refused: 127.0.0.1 is a loopback address' });
+    expect(result).toMatchObject({
+      ok: false,
+      status: null,
+      error: 'destination not allowed',
+      detail: 'refused: 127.0.0.1 is a loopback address',
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -221,10 +227,21 @@ describe('createHttpSender guarding against private targets', () => {
     expect(result).toMatchObject({
       ok: false,
       status: null,
-      error: 'refused: hooks.example resolves to a loopback address (127.0.0.1)',
+      error: 'destination not allowed',
+      detail: 'refused: hooks.example resolves to a loopback address (127.0.0.1)',
     });
     expect(calls).toEqual([{ hostname: 'hooks.example', options: expect.objectContaining({ all: true }) }]);
     expect(tcpConnections).toBe(0);
+  });
+
+  it('tells the server log the refused address, while the result says only "destination not allowed"', async () => {
+    const refused: string[] = [];
+    const result = await guarded({ lookup: fakeLookup(['10.0.0.5']), onRefused: (d) => refused.push(d) }).send({
+      url: `https://hooks.example:${tcpPort}/hook`,
+      ...post,
+    });
+    expect(result.error).toBe('destination not allowed');
+    expect(refused).toEqual(['refused: hooks.example resolves to a private address (10.0.0.5)']);
   });
 
   it('refuses a name all of whose addresses are blocked', async () => {
@@ -232,7 +249,8 @@ describe('createHttpSender guarding against private targets', () => {
       url: `https://hooks.example:${tcpPort}/hook`,
       ...post,
     });
-    expect(result.error).toBe('refused: hooks.example resolves to a private address (10.0.0.5)');
+    expect(result.error).toBe('destination not allowed');
+    expect(result.detail).toBe('refused: hooks.example resolves to a private address (10.0.0.5)');
     expect(tcpConnections).toBe(0);
   });
 
@@ -245,9 +263,10 @@ describe('createHttpSender guarding against private targets', () => {
     expect((await open.send({ url, ...post })).ok).toBe(true);
     answer = '169.254.169.254';
     const strict = guarded({ lookup });
-    expect((await strict.send({ url, ...post })).error).toBe(
-      'refused: localhost resolves to a link-local address (169.254.169.254)',
-    );
+    expect(await strict.send({ url, ...post })).toMatchObject({
+      error: 'destination not allowed',
+      detail: 'refused: localhost resolves to a link-local address (169.254.169.254)',
+    });
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -281,7 +300,8 @@ describe('createHttpSender guarding against private targets', () => {
       expect(result).toMatchObject({
         ok: false,
         status: null,
-        error: 'refused: localhost connected to a loopback address (127.0.0.1)',
+        error: 'destination not allowed',
+        detail: 'refused: localhost connected to a loopback address (127.0.0.1)',
       });
       expect(verdicts).toEqual([]);
       expect(receiver.requests).toHaveLength(0);

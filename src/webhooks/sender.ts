@@ -14,6 +14,8 @@ export interface WebhookResult {
   ok: boolean;
   status: number | null;
   error: string | null;
+  /** more than `error` says (a refused target's resolved address): for the server log, never stored */
+  detail?: string;
   durationMs: number;
 }
 
@@ -31,6 +33,8 @@ export interface HttpSenderOptions {
   ca?: string | string[];
   /** resolver, dns.lookup by default (tests inject one) */
   lookup?: typeof dns.lookup;
+  /** told why a target was refused, with the address (for the server log; the business sees BLOCKED_MESSAGE) */
+  onRefused?: (detail: string) => void;
   /** connections per origin, 16 by default */
   connections?: number;
   userAgent?: string;
@@ -38,6 +42,9 @@ export interface HttpSenderOptions {
 
 /** At most this much of a response body is read; receivers have nothing to tell us. */
 const MAX_BODY_BYTES = 64 * 1024;
+
+/** What a business sees of a refused target (the detail, with the address, is `WebhookResult.detail`). */
+export const BLOCKED_MESSAGE = 'destination not allowed';
 
 class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
@@ -107,6 +114,14 @@ function connector(opts: HttpSenderOptions): buildConnector.connector {
   };
 }
 
+/** Why a target was refused, with the address it resolved to: for the server log only. */
+function blockedDetail(error: unknown): string | undefined {
+  if (error instanceof AggregateError && error.errors[0] !== undefined && !('code' in error)) {
+    return blockedDetail(error.errors[0]);
+  }
+  return error instanceof BlockedAddressError ? error.message : undefined;
+}
+
 /** A short reason for a failed attempt, without stack traces. */
 function describeError(error: unknown, timeoutMs: number): string {
   if (error instanceof AggregateError && error.errors[0] !== undefined && !('code' in error)) {
@@ -116,7 +131,8 @@ function describeError(error: unknown, timeoutMs: number): string {
   const text = (typeof message === 'string' ? message : String(error)).split('\n', 1)[0] ?? '';
   switch (code) {
     case 'EBLOCKEDADDRESS':
-      return text.slice(0, 200);
+      // PRODUCT part 16: the business is told no more; the resolved address is for the server log.
+      return BLOCKED_MESSAGE;
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ECONNRESET':
@@ -162,10 +178,11 @@ export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
   function send(req: WebhookRequest, signal?: AbortSignal): Promise<WebhookResult> {
     const started = performance.now();
     let status: number | null = null;
-    const result = (error: string | null): WebhookResult => ({
+    const result = (error: string | null, detail?: string): WebhookResult => ({
       ok: error === null,
       status,
       error,
+      ...(detail !== undefined && { detail }),
       durationMs: Math.round(performance.now() - started),
     });
 
@@ -181,18 +198,23 @@ export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
     // undici's dispatch API rather than `request`: no response stream, no AbortSignal per attempt
     // (together about a third of the client's cost per delivery); the attempt is cut short through
     // the dispatch controller instead.
+    const refusedDetail = (error: unknown) => {
+      const detail = blockedDetail(error);
+      if (detail !== undefined) opts.onRefused?.(detail);
+      return detail;
+    };
     return new Promise<WebhookResult>((resolve) => {
       let controller: Dispatcher.DispatchController | null = null;
       // why the attempt was stopped by us, if it was: the timer, the caller, or a body too large
       let stopped: 'timeout' | 'aborted' | 'large body' | null = null;
       let received = 0;
       let settled = false;
-      const settle = (error: string | null) => {
+      const settle = (error: string | null, detail?: string) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        resolve(result(error));
+        resolve(result(error, detail));
       };
       const outcome = () => {
         const code = status as number;
@@ -241,12 +263,12 @@ export function createHttpSender(opts: HttpSenderOptions): WebhookSender {
             onResponseError(_c, error) {
               // the status, when it came, stays in the result: it is what the receiver answered
               if (stopped === 'large body') settle(outcome());
-              else settle(describeError(error, opts.timeoutMs));
+              else settle(describeError(error, opts.timeoutMs), refusedDetail(error));
             },
           },
         );
       } catch (error) {
-        settle(describeError(error, opts.timeoutMs));
+        settle(describeError(error, opts.timeoutMs), refusedDetail(error));
       }
     });
   }

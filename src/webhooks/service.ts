@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { BusinessRow } from '../businesses/repository.js';
+import { type BusinessRow, lockBusiness } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -9,7 +9,7 @@ import { signalOutbox } from '../outbox/signal.js';
 import * as deliveriesRepo from './delivery-repository.js';
 import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, sampleData } from './payload.js';
-import type { SecretBox } from './secret-box.js';
+import { forgetDatabaseKey, type SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
 import { signAndSend } from './sign-and-send.js';
 
@@ -50,9 +50,11 @@ export class WebhookService {
     const url = checkUrl(input.url);
     const events = checkEvents(input.events, allowedEvents);
     const secret = randomBytes(32).toString('hex');
-    const sealed = (await this.deps.secretBox()).seal(secret);
+    const id = uuidv7();
+    // The endpoint's id is the sealed secret's associated data: bound to this endpoint only.
+    const sealed = (await this.deps.secretBox()).seal(secret, id);
     return this.deps.db.transaction().execute(async (trx) => {
-      await endpointsRepo.lockBusiness(trx, business.id);
+      await lockBusiness(trx, business.id);
       if ((await endpointsRepo.countEndpoints(trx, business.id)) >= MAX_ENDPOINTS_PER_BUSINESS) {
         throw errors.unprocessable(
           `a business can have at most ${MAX_ENDPOINTS_PER_BUSINESS} webhook endpoints; delete one first`,
@@ -60,7 +62,7 @@ export class WebhookService {
       }
       const now = this.deps.clock.now().toISOString();
       const row: endpointsRepo.EndpointRow = {
-        id: uuidv7(),
+        id,
         business_id: business.id,
         url,
         events: JSON.stringify(events),
@@ -77,6 +79,30 @@ export class WebhookService {
       await endpointsRepo.insertEndpoint(trx, row);
       return { row, events, secret };
     });
+  }
+
+  /**
+   * Seals again, with the current sealing key and the endpoint bound in, every secret sealed
+   * before (v1) or with an older key of ENCRYPTION_KEYS (README "Security"): after it, the old key
+   * can leave the configuration, and a key an earlier version kept in the database is deleted.
+   * O(endpoints), run by the operator (`secrets reseal`), never on a request.
+   */
+  async resealSecrets(): Promise<{ resealed: number; databaseKeyRemoved: boolean }> {
+    const box = await this.deps.secretBox();
+    let resealed = 0;
+    let after: string | null = null;
+    for (;;) {
+      const page = await endpointsRepo.sealedSecretsAfter(this.deps.db, after, 500);
+      for (const row of page) {
+        if (!box.needsReseal(row.secret_sealed)) continue;
+        const fresh = box.seal(box.open(row.secret_sealed, row.id), row.id);
+        const done = await endpointsRepo.replaceSealedSecret(this.deps.db, row.id, row.secret_sealed, fresh);
+        resealed += Number(done.numUpdatedRows);
+      }
+      if (page.length < 500) break;
+      after = (page[page.length - 1] as { id: string }).id;
+    }
+    return { resealed, databaseKeyRemoved: await forgetDatabaseKey(this.deps.db, box) };
   }
 
   /** Soft-deletes the endpoint: it gets nothing more, queued deliveries are cancelled. */
@@ -104,6 +130,7 @@ export class WebhookService {
     const body = deliveryBody(event, at, JSON.stringify(sampleData(event, at, business.currency)));
     const result = await signAndSend(this.deps, {
       url: endpoint.row.url,
+      endpointId: endpoint.row.id,
       secretSealed: endpoint.row.secret_sealed,
       body,
       event,

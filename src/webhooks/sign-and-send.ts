@@ -9,10 +9,18 @@ import type { WebhookResult, WebhookSender } from './sender.js';
  */
 export async function signAndSend(
   deps: { sender: WebhookSender; secretBox: () => Promise<SecretBox> },
-  d: { url: string; secretSealed: string; body: string; event: string; eventId: string; deliveryId: string },
+  d: {
+    url: string;
+    endpointId: string;
+    secretSealed: string;
+    body: string;
+    event: string;
+    eventId: string;
+    deliveryId: string;
+  },
 ): Promise<WebhookResult> {
   try {
-    const secret = (await deps.secretBox()).open(d.secretSealed);
+    const secret = (await deps.secretBox()).open(d.secretSealed, d.endpointId);
     const headers = deliveryHeaders({
       body: d.body,
       secret,

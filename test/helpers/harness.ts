@@ -23,6 +23,9 @@ import type { WebhookSender } from '../../src/webhooks/sender.js';
 
 export const STORE = (process.env.TEST_STORE ?? 'sqlite') as 'sqlite' | 'postgres';
 
+/** PRODUCT part 16: PostgreSQL needs ENCRYPTION_KEY; every process of a test shares this one. */
+export const TEST_ENCRYPTION_KEY = 'a1'.repeat(32);
+
 /**
  * A private PostgreSQL database, copied from the run's migrated template (fast: no migrations),
  * dropped with the run.
@@ -134,6 +137,7 @@ export async function startHarness(
       RATE_LIMIT_PER_MINUTE: '1000000',
       AUTH_FAILURES_PER_MINUTE: '1000000',
       PUBLIC_BASE_URL: 'https://pay.example.test',
+      ...(databaseUrl && { ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }),
       ...options.env,
     },
     { dataDir, databaseUrl, ...options.config },

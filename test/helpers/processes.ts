@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import path from 'node:path';
+import { TEST_ENCRYPTION_KEY } from './harness.js';
 import { freePort } from './throwaway-servers.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -37,7 +38,7 @@ export function startScript(script: string, env: Record<string, string | undefin
 /** Store settings for a child process sharing the harness's store. */
 export function storeEnv(h: { dataDir: string; databaseUrl: string | undefined }): Record<string, string | undefined> {
   return h.databaseUrl
-    ? { DATABASE_URL: h.databaseUrl, DATA_DIR: h.dataDir }
+    ? { DATABASE_URL: h.databaseUrl, DATA_DIR: h.dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }
     : { DATA_DIR: h.dataDir, DATABASE_URL: '' };
 }
 

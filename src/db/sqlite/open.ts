@@ -64,14 +64,20 @@ export function openSqlite(
   raw: BetterSqlite3.Database;
   checkpointer: Checkpointer | undefined;
 } {
-  fs.mkdirSync(dataDir, { recursive: true });
+  // PRODUCT part 16: the data folder is the owner's alone (0700) and so are its files (0600).
+  // SQLite gives its -wal and -shm files the database file's permissions.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dataDir, 0o700);
   const file = path.join(dataDir, 'receivables.db');
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  fs.chmodSync(file, 0o600);
   const raw = new BetterSqlite3(file);
   // PRODUCT part 1: WAL + synchronous=FULL, so a write answered 2xx survives a kill or power loss.
   // FULL's fsync at each COMMIT would block the event loop for the whole disk round trip, so the
   // driver makes that same fsync of the WAL itself, off the loop, before it answers anything
   // (db/sqlite/durability.ts); SQLite's own commit sync is therefore off (NORMAL).
   raw.pragma('journal_mode = WAL');
+  for (const companion of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(companion)) fs.chmodSync(companion, 0o600);
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');

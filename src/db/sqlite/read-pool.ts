@@ -75,6 +75,8 @@ export class ReadPool {
         }
         const job = thread.busy;
         thread.busy = undefined;
+        // Idle threads do not keep the process alive; a busy one does (below).
+        worker.unref();
         if (job && job.id === message.id) {
           if (message.error) job.reject(Object.assign(new Error(message.error.message), message.error));
           else job.resolve(message.rows ?? []);
@@ -110,6 +112,9 @@ export class ReadPool {
       const job = this.#queue.shift();
       if (!job) return;
       thread.busy = job;
+      // A read under way keeps the process alive (a short-lived process, the admin CLI's export,
+      // would otherwise end with the read pending and nothing written).
+      thread.worker.ref();
       thread.worker.postMessage({ id: job.id, sql: job.sql, parameters: job.parameters, holdIt: job.holdIt });
     }
   }

@@ -1,0 +1,45 @@
+import type { KeySource } from '../db/schema.js';
+
+/** PRODUCT part 16: what a business (CLI, dashboard) sees of a key; never the key or its hash. */
+export interface KeyListing {
+  id: string;
+  /** the first 12 characters of the key */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  source: KeySource;
+}
+
+export const KEY_SOURCES: readonly KeySource[] = ['cli', 'chat', 'dashboard'];
+
+/** At most this many unrevoked keys per business when one is issued over chat. */
+export const MAX_ACTIVE_KEYS = 5;
+
+/** `last_used_at` is written at most once a minute per key and process: not a write per request. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
+
+/**
+ * When each key was last written as used, in this process. A key whose last write is older than
+ * KEY_USE_RESOLUTION_MS is due a write; the map forgets everything past `maxKeys` (a burst of
+ * keys costs one extra write each, never unbounded memory).
+ */
+export class KeyUseTracker {
+  readonly #written = new Map<string, number>();
+
+  constructor(private readonly maxKeys = 10_000) {}
+
+  /** True when this use should be written (and records that it will be). */
+  due(keyId: string, nowMs: number): boolean {
+    const last = this.#written.get(keyId);
+    if (last !== undefined && nowMs - last < KEY_USE_RESOLUTION_MS) return false;
+    if (this.#written.size >= this.maxKeys) this.#written.clear();
+    this.#written.set(keyId, nowMs);
+    return true;
+  }
+
+  /** A write that failed is retried on the key's next use. */
+  forget(keyId: string): void {
+    this.#written.delete(keyId);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * PRODUCT part 16: text refuses NUL, other control characters (C0, DEL and C1) and unpaired
+ * surrogates. PostgreSQL cannot store a NUL at all; the rest corrupt logs, terminals and exports.
+ * Multi-line text (a due's notes) keeps tab, line feed and carriage return.
+ */
+export type TextKind = 'line' | 'multiline';
+
+const LINE_FORBIDDEN = /[\p{Cc}\p{Cs}]/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const MULTILINE_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cs}]/u;
+
+export function isCleanText(value: string, kind: TextKind = 'line'): boolean {
+  return !(kind === 'multiline' ? MULTILINE_FORBIDDEN : LINE_FORBIDDEN).test(value);
+}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,7 +52,9 @@ async function main() {
   process.stderr.write(
     `seeding ${sizes.dues} dues / ${sizes.contacts} contacts on ${store}${onPostgres ? ' (a fresh database)' : ' (reused when present)'}\n`,
   );
-  const pgSeed = onPostgres ? await seedPostgres({ baseUrl: PG_BENCH_URL, ...sizes }) : undefined;
+  // PostgreSQL needs an ENCRYPTION_KEY (webhook secrets): one made for the run.
+  const encryptionKey = randomBytes(32).toString('hex');
+  const pgSeed = onPostgres ? await seedPostgres({ baseUrl: PG_BENCH_URL, ...sizes, encryptionKey }) : undefined;
   const { dataDir, data } = pgSeed
     ? { dataDir: path.join(BENCH_DIR, 'postgres'), data: pgSeed.data }
     : await seed({ ...sizes, fresh });
@@ -59,6 +62,7 @@ async function main() {
   const apiEnv = {
     DATA_DIR: dataDir,
     DATABASE_URL: pgSeed?.data.url ?? '',
+    ...(pgSeed && { ENCRYPTION_KEY: encryptionKey }),
     RATE_LIMIT_PER_MINUTE: '100000000',
     AUTH_FAILURES_PER_MINUTE: '100000000',
     LOG_LEVEL: 'warn',

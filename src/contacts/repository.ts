@@ -46,16 +46,6 @@ export function insertContactsIfAbsent(db: Executor, rows: readonly ContactRow[]
     .execute();
 }
 
-/** Inserts unless the name is taken; returns undefined when another row already has the name. */
-export function insertContactIfAbsent(db: Executor, row: ContactRow) {
-  return db
-    .insertInto('contacts')
-    .values(row)
-    .onConflict((oc) => oc.columns(['business_id', 'name_key']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-}
-
 export function updateContact(
   db: Executor,
   businessId: string,

@@ -7,6 +7,7 @@ import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -111,6 +112,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
   await app.register(whatsappWebhookRoutes);
+  // The business's dashboard (PRODUCT part 14): a session cookie instead of an API key.
+  await app.register(dashboardRoutes, { prefix: '/dashboard' });
   await app.register(razorpayWebhookRoutes);
 
   const authenticate = authenticationHook({

@@ -84,6 +84,25 @@ describe('GET /v1/transactions?starting_after', () => {
     expect(idsOf((await biz.get(`/v1/transactions?starting_after=${order[4]}&offset=0`)).body)).toEqual(order.slice(5));
   });
 
+  it('answers every offset page as a slice of the whole list, past the middle too (read from the end)', async () => {
+    const biz = await h.newBusiness();
+    const ids = await dues(biz);
+    await biz.post(`/v1/transactions/${ids[1]}/mark-paid`, {});
+    for (const query of [
+      '',
+      'status=outstanding&',
+      `contact_id=${(await biz.get(`/v1/transactions/${ids[0]}`)).body.data.contact_id}&`,
+    ]) {
+      const all = idsOf((await biz.get(`/v1/transactions?${query}limit=200`)).body);
+      for (let offset = 0; offset <= all.length + 1; offset++) {
+        const page = await biz.get(`/v1/transactions?${query}limit=3&offset=${offset}`);
+        expect(page.status).toBe(200);
+        expect(idsOf(page.body), `${query} offset ${offset}`).toEqual(all.slice(offset, offset + 3));
+        expect(page.body.hasMore).toBe(offset + 3 < all.length);
+      }
+    }
+  });
+
   it('keeps the filters: status, contact_id and since', async () => {
     const biz = await h.newBusiness();
     const ids = await dues(biz);

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import type { Runtime } from '../bootstrap.js';
 import { presentBusinessForOperator } from '../businesses/presenter.js';
+import { DashboardAuth } from '../dashboard/auth.js';
 import { AppError, isClientError, RowsError } from '../errors.js';
 import type { Services } from '../services.js';
 import { TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
@@ -23,7 +25,8 @@ commands:
   key revoke --key KEY | --id KEY_ID
   secrets reseal
   import --business ID --file F [--dry-run]
-  export --business ID [--status pending|overdue|outstanding|paid] > F`;
+  export --business ID [--status pending|overdue|outstanding|paid] > F
+  login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)`;
 
 class UsageError extends Error {}
 
@@ -65,7 +68,7 @@ function allowOnly(values: Values, allowed: string[]) {
   }
 }
 
-type Command = (values: Values, services: Services) => Promise<{ json: object; text: string }>;
+type Command = (values: Values, services: Services, runtime: Runtime) => Promise<{ json: object; text: string }>;
 
 const COMMANDS: Record<string, Command> = {
   'business create': async (v, { businesses }) => {
@@ -154,6 +157,19 @@ const COMMANDS: Record<string, Command> = {
       json: { resealed, database_key_removed: databaseKeyRemoved },
       text: `re-sealed ${resealed} webhook secret(s) with the current key${databaseKeyRemoved ? '; removed the key kept in the database' : ''}`,
     };
+  },
+  // PRODUCT part 14: a one-time link into the business's dashboard.
+  'login-link': async (v, _services, runtime) => {
+    allowOnly(v, ['business']);
+    const auth = new DashboardAuth({
+      db: runtime.store.db,
+      clock: runtime.clock,
+      channel: runtime.services.channel,
+      rateLimits: runtime.rateLimits,
+      publicBaseUrl: runtime.config.publicBaseUrl,
+    });
+    const url = await auth.createLink(required(v, 'business'));
+    return { json: { url }, text: `dashboard sign-in link (15 minutes, one use): ${url}` };
   },
 };
 
@@ -256,9 +272,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const bulkCommand = positionals.length === 1 ? BULK_COMMANDS[positionals[0] as string] : undefined;
-  const name = positionals.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
-  if (!bulkCommand && (!command || positionals.length !== 2)) {
+  // Other commands are one word (login-link) or two (business create).
+  const name = positionals.join(' ');
+  const command = positionals.length <= 2 ? COMMANDS[name] : undefined;
+  if (!bulkCommand && !command) {
     return fail(
       new UsageError(positionals.length === 0 ? 'a command is required' : `unknown command "${positionals.join(' ')}"`),
       json,
@@ -271,7 +288,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const result = bulkCommand
       ? await bulkCommand(values, runtime.services, io)
-      : await (command as Command)(values, runtime.services);
+      : await (command as Command)(values, runtime.services, runtime);
     if (result) io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (error) {

@@ -337,6 +337,27 @@ export interface AppSettingTable {
   value: string;
 }
 
+/** A sign-in code or one-time link of the dashboard (PRODUCT part 14); only the hash is kept. */
+export interface DashboardLoginTable {
+  id: string;
+  business_id: string;
+  kind: 'code' | 'link';
+  phone: string | null;
+  secret_hash: string;
+  attempts: Generated<number>;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface DashboardSessionTable {
+  token_hash: string;
+  business_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
@@ -361,6 +382,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   app_settings: AppSettingTable;
+  dashboard_logins: DashboardLoginTable;
+  dashboard_sessions: DashboardSessionTable;
 }
 
 export type Db = Kysely<Database>;

@@ -186,11 +186,14 @@ function keysAfter(eb: ExpressionBuilder<Database, 'transactions'>, after: ListP
 }
 
 /** The list's order, on any query over transactions. */
-function ordered<TB extends keyof Database, O>(q: SelectQueryBuilder<Database, TB | 'transactions', O>) {
+function ordered<TB extends keyof Database, O>(
+  q: SelectQueryBuilder<Database, TB | 'transactions', O>,
+  direction: 'asc' | 'desc' = 'desc',
+) {
   return q
-    .orderBy(sql.ref('transactions.due_date'), 'desc')
-    .orderBy(sql.ref('transactions.created_at'), 'desc')
-    .orderBy(sql.ref('transactions.id'), 'desc');
+    .orderBy(sql.ref('transactions.due_date'), direction)
+    .orderBy(sql.ref('transactions.created_at'), direction)
+    .orderBy(sql.ref('transactions.id'), direction);
 }
 
 function listQuery(
@@ -216,16 +219,24 @@ function listQuery(
  * migration 2026-11-24T06-00 puts every column the conditions read in it), then only those rows.
  * Reading each row skipped over cost a table read per row (7 s at offset 800,000).
  */
-function deferredListQuery(db: Executor, businessId: string, filter: TransactionFilter, limit: number, offset: number) {
+function deferredListQuery(
+  db: Executor,
+  businessId: string,
+  filter: TransactionFilter,
+  limit: number,
+  offset: number,
+  direction: 'asc' | 'desc',
+) {
   const ids = ordered(
     db
       .selectFrom('transactions')
       .select('transactions.id')
       .where((eb) => filterCondition(db, eb, businessId, filter)),
+    direction,
   )
     .limit(limit)
     .offset(offset);
-  return ordered(withContact(db).where('transactions.id', 'in', ids));
+  return ordered(withContact(db).where('transactions.id', 'in', ids), direction);
 }
 
 type ListArgs = { businessId: string; today: string; limit: number; offset: number } & Partial<
@@ -234,9 +245,9 @@ type ListArgs = { businessId: string; today: string; limit: number; offset: numb
 /** The list statement per filter shape (the status, and which filters are given): at most 80. */
 const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<TransactionView[]>>();
 
-function listForShape(filter: TransactionFilter, after: ListPosition | undefined, deferred: boolean) {
+function listForShape(filter: TransactionFilter, after: ListPosition | undefined, deferred: false | 'asc' | 'desc') {
   const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
-  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}${filter.sinceMatchesMany ? '+m' : ''}${deferred ? '+o' : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
+  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}${filter.sinceMatchesMany ? '+m' : ''}${deferred ? `+o${deferred}` : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
   let query = listByShape.get(shape);
   if (!query) {
     query = precompiled<ListArgs, TransactionView>((db, arg) => {
@@ -252,7 +263,7 @@ function listForShape(filter: TransactionFilter, after: ListPosition | undefined
         today: arg('today'),
         includeDeleted: filter.includeDeleted,
       };
-      if (deferred) return deferredListQuery(db, arg('businessId'), standIns, arg('limit'), arg('offset'));
+      if (deferred) return deferredListQuery(db, arg('businessId'), standIns, arg('limit'), arg('offset'), deferred);
       const afterStandIn =
         after === undefined
           ? undefined
@@ -285,8 +296,35 @@ export function listTransactions(
   return listForShape(
     filter,
     after,
-    after === undefined && offset > 0,
-  )(db, {
+    after === undefined && offset > 0 ? 'desc' : false,
+  )(db, listArgs(businessId, filter, limit, offset, after));
+}
+
+/**
+ * The same page as listTransactions(limit, offset), read from the other end of the list: the
+ * `fromEnd` rows after it are skipped in ascending order (the caller, which knows the total, asks
+ * for this past the middle of the list, so a deep page skips the few rows behind it rather than
+ * the many before). Newest first, like every page.
+ */
+export async function listTransactionsFromEnd(
+  db: Executor,
+  businessId: string,
+  filter: TransactionFilter,
+  limit: number,
+  fromEnd: number,
+): Promise<TransactionView[]> {
+  const rows = await listForShape(filter, undefined, 'asc')(db, listArgs(businessId, filter, limit, fromEnd));
+  return rows.reverse();
+}
+
+function listArgs(
+  businessId: string,
+  filter: TransactionFilter,
+  limit: number,
+  offset: number,
+  after?: ListPosition,
+): ListArgs {
+  return {
     businessId,
     today: filter.today,
     limit,
@@ -296,7 +334,7 @@ export function listTransactions(
     ...(filter.since !== undefined && { since: filter.since }),
     ...(filter.dueFrom !== undefined && { dueFrom: filter.dueFrom }),
     ...(filter.dueTo !== undefined && { dueTo: filter.dueTo }),
-  });
+  };
 }
 
 export async function countTransactions(db: Executor, businessId: string, filter: TransactionFilter): Promise<number> {

@@ -13,7 +13,7 @@ import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import { insertDues } from './new-due.js';
-import { type PaymentInput, type RecordedPayment, recordPaymentIn } from './payments.js';
+import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
 import type {
   CreateTransactionInput,
@@ -221,20 +221,35 @@ export class TransactionService {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     const after = await this.listPosition(business, query.starting_after, offset);
-    // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
-    // statement after the other: a business's list holds one read thread at a time (gate).
-    const found = await repo.listTransactions(
-      db,
-      business.id,
-      filter,
-      after === undefined ? limit : limit + 1,
-      offset,
-      after,
-    );
+    // One statement after the other: a business's list holds one read thread at a time (gate).
     const total = onlyStatus ? await this.countFromTotals(business, filter) : await this.count(db, business, filter);
+    const found = await this.page(db, business, filter, limit, offset, total, after);
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     return { rows, total, limit, offset, hasMore };
+  }
+
+  /**
+   * The rows of one page. A cursor page reads one row more than it shows: whether that row exists
+   * is hasMore. An offset page past the middle of the list is read from its other end, so that a
+   * deep page skips the rows behind it (few) rather than the ones before it (up to a million).
+   */
+  private page(
+    db: Db,
+    business: BusinessRow,
+    filter: repo.TransactionFilter,
+    limit: number,
+    offset: number,
+    total: number,
+    after: repo.ListPosition | undefined,
+  ): Promise<repo.TransactionView[]> {
+    if (after !== undefined) return repo.listTransactions(db, business.id, filter, limit + 1, 0, after);
+    if (filter.contactName === undefined && offset > total / 2) {
+      if (offset >= total) return Promise.resolve([]);
+      const shown = Math.min(limit, total - offset);
+      return repo.listTransactionsFromEnd(db, business.id, filter, shown, total - offset - shown);
+    }
+    return repo.listTransactions(db, business.id, filter, limit, offset);
   }
 
   /** The list's filters as the repository takes them (the list and the bulk export share them). */
@@ -336,7 +351,12 @@ export class TransactionService {
    * mark-paid (PRODUCT part 10): one payment of the whole balance. The due is locked first, so of
    * many concurrent calls exactly one settles it (one transaction.paid); the rest get 409.
    */
-  async markPaid(business: BusinessRow, id: string, input: MarkPaidInput): Promise<repo.TransactionView> {
+  async markPaid(
+    business: BusinessRow,
+    id: string,
+    input: MarkPaidInput,
+    source: PaymentSource = 'api',
+  ): Promise<repo.TransactionView> {
     return this.deps.db.transaction().execute(async (trx) => {
       const current = await repo.lockTransaction(trx, business.id, id);
       if (!current) throw errors.notFound('transaction');
@@ -346,7 +366,7 @@ export class TransactionService {
         trx,
         business,
         id,
-        { amountPaise: balanceOf(current), utr: input.utr, paymentMethod: input.payment_method, source: 'api' },
+        { amountPaise: balanceOf(current), utr: input.utr, paymentMethod: input.payment_method, source },
         this.deps.clock.now(),
       );
       return paid.transaction;

@@ -4,6 +4,7 @@ import type { Store } from '../db/store.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Clock } from '../lib/clock.js';
 import type { Services } from '../services.js';
+import { dashboardPurge } from './dashboard-purge.js';
 import { idempotencyPurge } from './idempotency-purge.js';
 import { overdueSweeper } from './overdue-sweeper.js';
 import { recurrenceWorker } from './recurrence.js';
@@ -26,6 +27,7 @@ export function createJobs(deps: WorkerDeps): Job[] {
   return [
     overdueSweeper({ db, clock: deps.clock }),
     idempotencyPurge(deps.services.idempotency),
+    dashboardPurge({ db, clock: deps.clock }),
     reminderScheduler({ reminders: deps.services.reminders, metrics: deps.metrics }),
     recurrenceWorker({ transactions: deps.services.transactions }),
     webhookDispatcherJob({

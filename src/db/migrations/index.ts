@@ -9,6 +9,7 @@ import * as businessDataVersion from './2026-11-23T01-00_business-data-version.j
 import * as ascendingListIndexes from './2026-11-23T02-00_ascending-list-indexes.js';
 import * as dueLifecycle from './2026-11-24T01-00_due-lifecycle.js';
 import * as apiKeyUsage from './2026-11-24T02-00_api-key-usage.js';
+import * as dashboardSessions from './2026-11-24T03-00_dashboard-sessions.js';
 import * as invoiceNumberIndex from './2026-11-24T04-00_invoice-number-index.js';
 import * as moneyIn from './2026-11-24T05-00_money-in.js';
 import * as coveringListIndexes from './2026-11-24T06-00_covering-list-indexes.js';
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T02-00_ascending-list-indexes': ascendingListIndexes,
   '2026-11-24T01-00_due-lifecycle': dueLifecycle,
   '2026-11-24T02-00_api-key-usage': apiKeyUsage,
+  '2026-11-24T03-00_dashboard-sessions': dashboardSessions,
   '2026-11-24T04-00_invoice-number-index': invoiceNumberIndex,
   '2026-11-24T05-00_money-in': moneyIn,
   '2026-11-24T06-00_covering-list-indexes': coveringListIndexes,

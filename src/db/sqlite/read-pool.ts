@@ -22,9 +22,9 @@ import type { Database } from '../schema.js';
  * queued in arrival order. The event loop stays free for everything else, and the per-business
  * bound (lib/business-gate.ts) keeps one business from taking every thread.
  *
- * Nothing is read here before what it could show is durable: `barrier` (the group-commit
- * driver's) commits the open group and waits for its fsync first, as a read on the main
- * connection does.
+ * Nothing read here is handed out before what it could show is durable: `barrier` (a read on
+ * the main connection) commits the open group and waits for every commit's fsync, before the
+ * statement and again after it (a group may commit while the thread reads).
  */
 
 interface Job {
@@ -141,7 +141,11 @@ class PoolConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     await this.barrier();
-    return { rows: (await this.pool.run(query.sql, query.parameters)) as R[] };
+    const rows = (await this.pool.run(query.sql, query.parameters)) as R[];
+    // A group may have committed while the thread read (visible to it, its fsync still running):
+    // the rows are handed out once every commit they could show is durable.
+    await this.barrier();
+    return { rows };
   }
 
   // biome-ignore lint/correctness/useYield: reads are answered whole, never streamed

@@ -1,0 +1,171 @@
+import { randomInt, timingSafeEqual } from 'node:crypto';
+import type { BusinessRow } from '../businesses/repository.js';
+import { findBusiness, findBusinessesByPhone } from '../businesses/repository.js';
+import type { ChatChannel } from '../channels/channel.js';
+import type { Db } from '../db/schema.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
+import { normalisePhone } from '../lib/phone.js';
+import type { RateLimitStore } from '../rate-limit/port.js';
+import { translator } from './i18n.js';
+import * as repo from './repository.js';
+
+/** PRODUCT part 14 (contract): codes live 10 minutes and take 5 tries; links 15 minutes, one use. */
+export const CODE_TTL_MS = 10 * 60_000;
+export const CODE_TRIES = 5;
+export const LINK_TTL_MS = 15 * 60_000;
+export const SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
+/** At most this many codes per phone per hour, and per client address per hour. */
+export const CODES_PER_PHONE_HOUR = 5;
+export const CODES_PER_ADDRESS_HOUR = 20;
+const HOUR_MS = 60 * 60_000;
+
+export interface DashboardSession {
+  business: BusinessRow;
+  csrfToken: string;
+}
+
+export type CodeRequestOutcome =
+  | { kind: 'sent' }
+  | { kind: 'invalid_phone' }
+  | { kind: 'rate_limited'; retryAfterSeconds: number };
+
+export type SignInOutcome = { kind: 'signed_in'; token: string } | { kind: 'invalid' };
+
+function codeHash(phone: string, code: string): string {
+  return sha256Hex(`dashboard-code:${phone}:${code}`);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Sign-in and sessions of the business's dashboard. Nothing here tells whether a phone belongs to a
+ * business: an unknown phone gets the same answer as a known one.
+ */
+export class DashboardAuth {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      channel: ChatChannel;
+      rateLimits: RateLimitStore;
+      publicBaseUrl: string;
+    },
+  ) {}
+
+  /** Sends a 6-digit code to each business registered with this phone (one message each). */
+  async requestCode(phoneInput: string, clientAddress: string): Promise<CodeRequestOutcome> {
+    const phone = normalisePhone(phoneInput.trim(), 'IN');
+    if (!phone) return { kind: 'invalid_phone' };
+    const address = await this.deps.rateLimits.hit(`dashboard-code:${clientAddress}`, HOUR_MS);
+    if (address.count > CODES_PER_ADDRESS_HOUR) {
+      return { kind: 'rate_limited', retryAfterSeconds: Math.ceil(address.resetInMs / 1000) };
+    }
+    const now = this.deps.clock.now();
+    const businesses = await findBusinessesByPhone(this.deps.db, phone);
+    if (businesses.length === 0) return { kind: 'sent' };
+    const sent = await repo.countCodesSince(this.deps.db, phone, new Date(now.getTime() - HOUR_MS).toISOString());
+    if (sent >= CODES_PER_PHONE_HOUR * businesses.length) return { kind: 'rate_limited', retryAfterSeconds: 3600 };
+    for (const business of businesses) {
+      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      await repo.insertLogin(this.deps.db, {
+        id: uuidv7(now.getTime()),
+        business_id: business.id,
+        kind: 'code',
+        phone,
+        secret_hash: codeHash(phone, code),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
+        used_at: null,
+      });
+      const t = translator(business.language);
+      await this.deps.channel.send({
+        kind: 'text',
+        to: phone,
+        text: t('login.code_message', { name: business.name, code }),
+      });
+    }
+    return { kind: 'sent' };
+  }
+
+  /** A code is tried against every live code of the phone; each wrong try counts against all of them. */
+  async verifyCode(phoneInput: string, code: string): Promise<SignInOutcome> {
+    const phone = normalisePhone(phoneInput.trim(), 'IN');
+    if (!phone || !/^\d{6}$/.test(code.trim())) return { kind: 'invalid' };
+    const now = this.deps.clock.now().toISOString();
+    const live = (await repo.liveCodes(this.deps.db, phone, now)).filter((row) => row.attempts < CODE_TRIES);
+    if (live.length === 0) return { kind: 'invalid' };
+    const hash = codeHash(phone, code.trim());
+    const match = live.find((row) => sameSecret(row.secret_hash, hash));
+    if (!match) {
+      await repo.countAttempt(
+        this.deps.db,
+        live.map((row) => row.id),
+      );
+      return { kind: 'invalid' };
+    }
+    if (!(await repo.useLogin(this.deps.db, match.id, now))) return { kind: 'invalid' };
+    return { kind: 'signed_in', token: await this.#startSession(match.business_id) };
+  }
+
+  /** The admin CLI's one-time link (`login-link --business ID`). */
+  async createLink(businessId: string): Promise<string> {
+    if (!(await findBusiness(this.deps.db, businessId))) throw errors.notFound('business');
+    const token = randomToken(24);
+    const now = this.deps.clock.now();
+    await repo.insertLogin(this.deps.db, {
+      id: uuidv7(now.getTime()),
+      business_id: businessId,
+      kind: 'link',
+      phone: null,
+      secret_hash: sha256Hex(token),
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
+      used_at: null,
+    });
+    return `${this.deps.publicBaseUrl.replace(/\/$/, '')}/dashboard/login/${token}`;
+  }
+
+  async useLink(token: string): Promise<SignInOutcome> {
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(token)) return { kind: 'invalid' };
+    const row = await repo.findLinkByHash(this.deps.db, sha256Hex(token));
+    if (!row || !(await repo.useLogin(this.deps.db, row.id, this.deps.clock.now().toISOString()))) {
+      return { kind: 'invalid' };
+    }
+    return { kind: 'signed_in', token: await this.#startSession(row.business_id) };
+  }
+
+  async session(token: string | undefined): Promise<DashboardSession | null> {
+    if (!token || token.length > 100) return null;
+    const row = await repo.findSession(this.deps.db, sha256Hex(token), this.deps.clock.now().toISOString());
+    if (!row) return null;
+    const { csrf_token, session_expires_at: _, ...business } = row;
+    return { business, csrfToken: csrf_token };
+  }
+
+  checkCsrf(session: DashboardSession, submitted: unknown): boolean {
+    return typeof submitted === 'string' && sameSecret(submitted, session.csrfToken);
+  }
+
+  async signOut(token: string | undefined): Promise<void> {
+    if (token) await repo.deleteSession(this.deps.db, sha256Hex(token));
+  }
+
+  async #startSession(businessId: string): Promise<string> {
+    const token = randomToken(32);
+    const now = this.deps.clock.now();
+    await repo.insertSession(this.deps.db, {
+      token_hash: sha256Hex(token),
+      business_id: businessId,
+      csrf_token: randomToken(18),
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
+    });
+    return token;
+  }
+}

@@ -1,0 +1,91 @@
+import { html, type Markup } from '../../paypage/html.js';
+import type { Aging, Totals } from '../../totals/aggregates.js';
+import { outstandingOfTotals } from '../../transactions/domain.js';
+import { layout } from '../layout.js';
+import type { View } from './view.js';
+
+export interface HomeData {
+  totals: Totals;
+  aging: Aging;
+  overdue: Array<{ id: string; contact_name: string; due_date: string; balance: number }>;
+  overdueTotal: number;
+  /** money the gateway received that no due took (PRODUCT part 11) */
+  unapplied: {
+    total: number;
+    rows: Array<{ transaction_id: string; paise: number; reason: string; reference: string; created_at: string }>;
+  };
+  claims: Array<{
+    transaction_id: string;
+    contact_name: string;
+    reference: string | null;
+    created_at: string;
+    balance: number;
+  }>;
+}
+
+/** PRODUCT part 13's buckets, in the chart's order. */
+const AGING_BUCKETS = ['current', 'd1_30', 'd31_60', 'd61_90', 'd90_plus'] as const;
+
+const BAR_COLOURS = ['#2563eb', '#f59e0b', '#ea580c', '#dc2626', '#7f1d1d'];
+
+/** The aging chart: inline SVG bars (no script, no library), labelled in text for screen readers. */
+function agingChart(v: View, aging: Aging): Markup {
+  const max = Math.max(1, ...AGING_BUCKETS.map((b) => aging[b].paise));
+  const rowHeight = 34;
+  const bars = AGING_BUCKETS.map((bucket, i) => {
+    const { paise, count } = aging[bucket];
+    const width = Math.round((paise / max) * 180);
+    const y = i * rowHeight;
+    return html`<g><text x="0" y="${y + 21}" font-size="13" fill="#111827">${v.t(`aging.${bucket}`)}</text>
+<rect x="96" y="${y + 6}" width="${Math.max(width, paise > 0 ? 2 : 0)}" height="20" rx="3" fill="${BAR_COLOURS[i] ?? '#2563eb'}"></rect>
+<text x="${96 + width + 6}" y="${y + 21}" font-size="12" fill="#374151">${v.money(paise)} (${count})</text></g>`;
+  });
+  const label = AGING_BUCKETS.map((b) => `${v.t(`aging.${b}`)}: ${v.money(aging[b].paise)}`).join('; ');
+  return html`<svg viewBox="0 0 420 ${AGING_BUCKETS.length * rowHeight}" role="img" aria-label="${label}">${bars}</svg>`;
+}
+
+export function renderHome(v: View, d: HomeData, flash?: { kind: 'notice' | 'error'; text: string }): string {
+  const { t } = v;
+  const stat = (label: string, value: string) =>
+    html`<div class="stat"><div class="label">${label}</div><div class="value">${value}</div></div>`;
+  const body = html`<h1>${t('home.title')}</h1>
+<div class="grid">
+${stat(t('home.outstanding'), v.money(outstandingOfTotals(d.totals)))}
+${stat(t('home.overdue'), v.money(d.totals.overdue.paise))}
+${stat(t('home.pending'), v.money(d.totals.pending.paise))}
+${stat(t('home.paid_this_month'), v.money(d.totals.paidThisMonthPaise))}
+${stat(t('home.contacts'), String(d.totals.contactCount))}
+</div>
+<div class="cols">
+<section class="card aging" aria-labelledby="aging-h"><h2 id="aging-h">${t('home.aging')}</h2>${agingChart(v, d.aging)}</section>
+<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${
+    d.claims.length === 0
+      ? html`<p class="muted">${t('home.no_claims')}</p>`
+      : html`<ul class="list">${d.claims.map(
+          (c) =>
+            html`<li><span><a href="/dashboard/dues/${c.transaction_id}">${c.contact_name}</a><br><span class="muted">${c.reference ?? ''} · ${v.instant(c.created_at)}</span></span><span>${v.money(c.balance)}</span></li>`,
+        )}</ul>`
+  }</section>
+</div>
+${
+  d.unapplied.total > 0
+    ? html`<section class="card" aria-labelledby="unapplied-h"><h2 id="unapplied-h">${t('home.unapplied')} (${d.unapplied.total})</h2><ul class="list">${d.unapplied.rows.map(
+        (u) =>
+          html`<li><span><a href="/dashboard/dues/${u.transaction_id}">${u.reference}</a><br><span class="muted">${t(`unapplied.${u.reason}` as 'unapplied.settled')} · ${v.instant(u.created_at)}</span></span><span class="end">${v.money(u.paise)}</span></li>`,
+      )}</ul></section>`
+    : ''
+}
+<section class="card" aria-labelledby="overdue-h"><h2 id="overdue-h">${t('home.overdue_list')}</h2>${
+    d.overdue.length === 0
+      ? html`<p class="muted">${t('home.no_overdue')}</p>`
+      : html`<ul class="list">${d.overdue.map(
+          (due) =>
+            html`<li><span><a href="/dashboard/dues/${due.id}">${due.contact_name}</a><br><span class="muted">${v.date(due.due_date)}</span></span><span>${v.money(due.balance)}</span></li>`,
+        )}</ul>${
+          d.overdueTotal > d.overdue.length
+            ? html`<p><a href="/dashboard/dues?status=overdue">${t('home.see_all')} (${d.overdueTotal})</a></p>`
+            : ''
+        }`
+  }</section>`;
+  return layout(v.chrome(t('home.title'), 'home', flash), body);
+}

@@ -1,0 +1,80 @@
+import { html } from '../../paypage/html.js';
+import type { DeliveryView, EndpointView } from '../../webhooks/service.js';
+import { csrfField, layout, type PageChrome } from '../layout.js';
+import type { View } from './view.js';
+
+export function renderSettings(
+  v: View,
+  values: { upi_id: string; reminder_steps: string },
+  flash?: PageChrome['flash'],
+): string {
+  const { t, business } = v;
+  const body = html`<h1>${t('settings.title')}</h1>
+<section class="card" aria-labelledby="biz-h"><h2 id="biz-h">${t('settings.business')}</h2>
+<dl><dt>${t('settings.business')}</dt><dd>${business.name}</dd><dt>${t('contact.phone')}</dt><dd>${business.phone}</dd></dl>
+</section>
+<form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
+<label for="upi_id">${t('settings.upi_id')}</label><input id="upi_id" name="upi_id" maxlength="320" placeholder="shop@okbank" value="${values.upi_id}">
+<label for="reminder_steps">${t('settings.reminder_steps')}</label><input id="reminder_steps" name="reminder_steps" maxlength="60" inputmode="numeric" placeholder="-3,0,7,30" value="${values.reminder_steps}" aria-describedby="steps-help">
+<p id="steps-help" class="muted">${t('settings.reminder_steps_help')}</p>
+<label class="check"><input type="checkbox" name="reminders_paused" value="true"${business.reminders_paused ? html` checked` : ''}>${t('settings.pause_all')}</label>
+<div class="actions"><button type="submit">${t('settings.save')}</button></div>
+</form>`;
+  return layout(v.chrome(t('settings.title'), 'settings', flash), body);
+}
+
+export interface DevelopersData {
+  keys: Array<{
+    id: string;
+    prefix: string;
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+    source: string;
+  }>;
+  newKey?: string | undefined;
+  endpoints: Array<EndpointView & { deliveries: DeliveryView[] }>;
+  newSecret?: string | undefined;
+  url?: string | undefined;
+}
+
+export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome['flash']): string {
+  const { t } = v;
+  const post = (action: string, label: string, cls = 'secondary') =>
+    html`<form class="inline" method="post" action="${action}">${csrfField(v.csrfToken)}<button type="submit" class="${cls}">${label}</button></form>`;
+  const body = html`<h1>${t('developers.title')}</h1>
+<section class="card" aria-labelledby="keys-h"><h2 id="keys-h">${t('developers.keys')}</h2>
+${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
+<ul class="list">${d.keys.map(
+    (k) =>
+      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${k.source} · ${v.instant(k.created_at)} · ${t('developers.last_used')} ${k.last_used_at ? v.instant(k.last_used_at) : t('developers.never')}${k.revoked_at ? html` · ${t('developers.revoked')} ${v.instant(k.revoked_at)}` : ''}</span></span>${
+        k.revoked_at ? '' : post(`/dashboard/developers/keys/${k.id}/revoke`, t('developers.revoke'), 'danger')
+      }</li>`,
+  )}</ul>
+<div class="actions">${post('/dashboard/developers/keys', t('developers.issue'), '')}</div>
+</section>
+<section class="card" aria-labelledby="hooks-h"><h2 id="hooks-h">${t('developers.webhooks')}</h2>
+${d.newSecret ? html`<p class="notice" role="status">${t('developers.secret')}<code class="key">${d.newSecret}</code></p>` : ''}
+${
+  d.endpoints.length === 0
+    ? html`<p class="muted">${t('developers.none')}</p>`
+    : d.endpoints.map(
+        (e) => html`<article class="card"><h3>${e.row.url}</h3><p class="muted">${e.events.join(', ')}</p>
+<div class="actions">${post(`/dashboard/developers/webhooks/${e.row.id}/test`, t('developers.test'))}${post(`/dashboard/developers/webhooks/${e.row.id}/delete`, t('developers.remove'), 'danger')}</div>
+<h4>${t('developers.deliveries')}</h4>${
+          e.deliveries.length === 0
+            ? html`<p class="muted">—</p>`
+            : html`<ul class="list">${e.deliveries.map(
+                (dl) =>
+                  html`<li><span>${dl.delivery.event} · ${dl.delivery.status}${dl.delivery.response_status ? html` (${dl.delivery.response_status})` : ''}<br><span class="muted">${v.instant(dl.delivery.created_at)}${dl.delivery.error ? html` · ${dl.delivery.error}` : ''}</span></span>${post(`/dashboard/developers/webhooks/${e.row.id}/deliveries/${dl.delivery.id}/redeliver`, t('developers.redeliver'))}</li>`,
+              )}</ul>`
+        }</article>`,
+      )
+}
+<form method="post" action="/dashboard/developers/webhooks">${csrfField(v.csrfToken)}
+<label for="url">${t('developers.url')}</label><input id="url" name="url" type="url" required maxlength="2048" placeholder="https://erp.example.com/hooks" value="${d.url ?? ''}">
+<div class="actions"><button type="submit">${t('developers.add_webhook')}</button></div>
+</form>
+</section>`;
+  return layout(v.chrome(t('developers.title'), 'developers', flash), body);
+}

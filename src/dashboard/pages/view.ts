@@ -1,0 +1,65 @@
+import type { BusinessRow } from '../../businesses/repository.js';
+import { formatDate, formatInstant, formatMoney } from '../../paypage/format.js';
+import { html, type Markup } from '../../paypage/html.js';
+import { type Translate, translator } from '../i18n.js';
+import type { PageChrome, Section } from '../layout.js';
+
+/** What every signed-in page is rendered with: the business's words, money and time zone. */
+export interface View {
+  business: BusinessRow;
+  t: Translate;
+  csrfToken: string;
+  money(paise: number | string): string;
+  date(isoDate: string): string;
+  instant(iso: string): string;
+  chrome(title: string, current: Section, flash?: PageChrome['flash']): PageChrome;
+}
+
+export function viewFor(business: BusinessRow, csrfToken: string): View {
+  const t = translator(business.language);
+  return {
+    business,
+    t,
+    csrfToken,
+    money: (paise) => formatMoney(Number(paise), business.currency, business.country),
+    date: (isoDate) => formatDate(isoDate.slice(0, 10)),
+    instant: (iso) => formatInstant(iso, business.timezone),
+    chrome: (title, current, flash) => ({
+      t,
+      language: business.language,
+      title,
+      nav: { businessName: business.name, current, csrfToken },
+      flash,
+    }),
+  };
+}
+
+export function statusBadge(v: View, status: string): Markup {
+  const key = `status.${status}` as Parameters<Translate>[0];
+  return html`<span class="status status-${status}">${v.t(key)}</span>`;
+}
+
+/** Previous/next links that keep the list's filters. */
+export function pager(
+  v: View,
+  base: string,
+  params: Record<string, string | undefined>,
+  page: number,
+  pages: number,
+): Markup {
+  const link = (p: number) => {
+    const q = new URLSearchParams();
+    for (const [k, value] of Object.entries(params)) if (value) q.set(k, value);
+    q.set('page', String(p));
+    return `${base}?${q.toString()}`;
+  };
+  return html`<div class="pager">${
+    page > 1
+      ? html`<a class="button secondary" href="${link(page - 1)}">${v.t('dues.previous')}</a>`
+      : html`<span></span>`
+  }<span class="muted">${v.t('dues.page', { page, pages })}</span>${
+    page < pages
+      ? html`<a class="button secondary" href="${link(page + 1)}">${v.t('dues.next')}</a>`
+      : html`<span></span>`
+  }</div>`;
+}

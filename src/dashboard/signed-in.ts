@@ -1,0 +1,228 @@
+import { errors } from '../errors.js';
+import type { App } from '../http/types.js';
+import { EVENT_TYPES } from '../outbox/events.js';
+import { balanceOf } from '../transactions/domain.js';
+import { CreateWebhookBody } from '../webhooks/schema.js';
+import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
+import { duesRoutes } from './dues-routes.js';
+import { formError } from './errors.js';
+import { checkBody, optional, searchText } from './forms.js';
+import { outcomeFlash, seeOther, sendPage } from './http.js';
+import { importRoutes } from './import-routes.js';
+import { renderContact, renderContactList } from './pages/contacts.js';
+import { renderHome } from './pages/home.js';
+import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
+import type { View } from './pages/view.js';
+
+type Query = Record<string, string | undefined>;
+
+export async function signedInRoutes(app: App) {
+  const { services, store } = app.deps;
+  const { transactions, contacts, businesses, webhooks } = services;
+
+  app.get<{ Querystring: Query }>('/', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    const { business } = v;
+    const today = transactions.today(business);
+    const [totals, aging, overdue, claims, unapplied] = await Promise.all([
+      services.summary.get(business),
+      services.summary.aging(business),
+      transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
+      services.claims.listPending(business, { limit: 10, offset: 0 }),
+      services.moneyIn.listUnapplied(business, { limit: 5, offset: 0 }),
+    ]);
+    return sendPage(
+      reply,
+      200,
+      renderHome(
+        v,
+        {
+          totals,
+          aging,
+          unapplied: {
+            total: unapplied.total,
+            rows: unapplied.rows.map((u) => ({
+              transaction_id: u.transaction_id,
+              paise: Number(u.unapplied_paise),
+              reason: u.unapplied_reason ?? 'over_balance',
+              reference: u.gateway_payment_id,
+              created_at: u.created_at,
+            })),
+          },
+          overdue: overdue.rows.map((r) => ({
+            id: r.id,
+            contact_name: r.contact_name,
+            due_date: r.due_date,
+            balance: balanceOf(r),
+          })),
+          overdueTotal: overdue.total,
+          claims: claims.map((c) => ({
+            transaction_id: c.transactionId,
+            contact_name: c.contactName,
+            reference: c.claim.reference,
+            created_at: c.claim.created_at,
+            balance: c.balancePaise,
+          })),
+        },
+        outcomeFlash(v.t, request.query),
+      ),
+    );
+  });
+
+  await app.register(duesRoutes);
+
+  app.get<{ Querystring: Query }>('/contacts', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    const q = searchText(request.query.q);
+    const page = pageNumber(request.query.page);
+    const found = await contacts.list(v.business, {
+      ...(q.length >= 2 && { search: q }),
+      limit: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+    });
+    const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
+    return sendPage(reply, 200, renderContactList(v, { items: found.items, total: found.total, page, pages, q }));
+  });
+
+  app.get<{ Params: { id: string }; Querystring: Query }>(
+    '/contacts/:id',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      const id = checkId(request.params.id);
+      const { contact, standing } = await contacts.get(v.business, id);
+      const today = transactions.today(v.business);
+      const dues = await transactions.list(v.business, { contact_id: id, limit: PAGE_SIZE }, {}, today);
+      return sendPage(
+        reply,
+        200,
+        renderContact(
+          v,
+          { contact, standing, dues: dues.rows.map((r) => dueRow(r, today)), dueTotal: dues.total },
+          outcomeFlash(v.t, request.query),
+        ),
+      );
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: Form }>(
+    '/contacts/:id/reminders',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      const id = checkId(request.params.id);
+      await contacts.update(v.business, id, { reminders_paused: request.body.reminders_paused === 'true' });
+      return seeOther(reply, `/dashboard/contacts/${id}?ok=saved`);
+    },
+  );
+
+  await app.register(importRoutes);
+
+  app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    return sendPage(
+      reply,
+      200,
+      renderSettings(
+        v,
+        { upi_id: v.business.upi_id ?? '', reminder_steps: v.business.reminder_steps },
+        outcomeFlash(v.t, request.query),
+      ),
+    );
+  });
+
+  app.post<{ Body: Form }>('/settings', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    const upiId = optional(request.body.upi_id) ?? null;
+    const reminderSteps = (request.body.reminder_steps ?? '').trim();
+    try {
+      await businesses.update(v.business.id, {
+        upiId,
+        remindersPaused: request.body.reminders_paused === 'true',
+        ...(reminderSteps !== '' && { reminderSteps }),
+      });
+    } catch (error) {
+      const { status, flash } = formError(error);
+      return sendPage(reply, status, renderSettings(v, { upi_id: upiId ?? '', reminder_steps: reminderSteps }, flash));
+    }
+    return seeOther(reply, '/dashboard/settings?ok=settings');
+  });
+
+  const developers = async (v: View, extra: Partial<DevelopersData> = {}) => {
+    const [keys, endpoints] = await Promise.all([businesses.listKeys(v.business.id), webhooks.list(v.business)]);
+    const withDeliveries = await Promise.all(
+      endpoints.map(async (e) => ({
+        ...e,
+        deliveries: (await webhooks.deliveries(v.business, e.row.id, { limit: 5, offset: 0 })).items,
+      })),
+    );
+    return { keys, endpoints: withDeliveries, ...extra };
+  };
+
+  app.get<{ Querystring: Query }>('/developers', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    return sendPage(reply, 200, renderDevelopers(v, await developers(v), outcomeFlash(v.t, request.query)));
+  });
+
+  app.post('/developers/keys', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    const newKey = await businesses.issueKey(v.business.id, 'dashboard');
+    // Shown once, in this response only (never in a redirect's URL).
+    return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newKey })));
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/developers/keys/:id/revoke',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      if (!(await businesses.revokeKeyById(checkId(request.params.id), v.business.id)))
+        throw errors.notFound('API key');
+      return seeOther(reply, '/dashboard/developers?ok=saved');
+    },
+  );
+
+  app.post<{ Body: Form }>('/developers/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    const url = (request.body.url ?? '').trim();
+    try {
+      // The /v1 body's schema checks the URL's text (length, control characters) as the API would.
+      const input = checkBody<{ url: string; events: string[] }>(CreateWebhookBody, { url, events: [...EVENT_TYPES] });
+      const created = await webhooks.create(v.business, input);
+      return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newSecret: created.secret })));
+    } catch (error) {
+      const { status, flash } = formError(error);
+      return sendPage(reply, status, renderDevelopers(v, await developers(v, { url }), flash));
+    }
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/developers/webhooks/:id/test',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      await webhooks.test(v.business, checkId(request.params.id));
+      return seeOther(reply, '/dashboard/developers?ok=test');
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/developers/webhooks/:id/delete',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      await webhooks.remove(v.business, checkId(request.params.id));
+      return seeOther(reply, '/dashboard/developers?ok=saved');
+    },
+  );
+
+  app.post<{ Params: { id: string; deliveryId: string } }>(
+    '/developers/webhooks/:id/deliveries/:deliveryId/redeliver',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      await webhooks.redeliver(v.business, checkId(request.params.id), checkId(request.params.deliveryId));
+      return seeOther(reply, '/dashboard/developers?ok=redelivered');
+    },
+  );
+}

@@ -1,0 +1,119 @@
+import { expect } from 'vitest';
+import type { LogChannel } from '../../src/channels/log.js';
+import { DashboardAuth } from '../../src/dashboard/auth.js';
+import { MemoryRateLimitStore } from '../../src/rate-limit/memory.js';
+import type { Harness, TestBusiness } from './harness.js';
+
+export interface Page {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  text: string;
+  location: string | undefined;
+}
+
+/** A browser without JavaScript over light-my-request: keeps cookies, posts urlencoded forms. */
+export class DashboardClient {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly h: Harness) {}
+
+  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>): Promise<Page> {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const res = await this.h.app.inject({
+      method,
+      url,
+      headers,
+      ...(form && { payload: new URLSearchParams(form).toString() }),
+    });
+    const setCookie = res.headers['set-cookie'];
+    for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const location = res.headers.location;
+    return { status: res.statusCode, headers: res.headers, text: res.body, location: location as string | undefined };
+  }
+
+  get(url: string) {
+    return this.request('GET', url);
+  }
+
+  /** Posts a form with the CSRF token of the page it was on (as a browser would). */
+  async submit(pageUrl: string, action: string, fields: Record<string, string> = {}): Promise<Page> {
+    const page = await this.get(pageUrl);
+    expect(page.status, page.text).toBe(200);
+    return this.request('POST', action, { _csrf: csrfOf(page.text), ...fields });
+  }
+}
+
+export function csrfOf(html: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!match?.[1]) throw new Error('no CSRF token on the page');
+  return match[1];
+}
+
+/** The last sign-in code the log channel recorded for this phone. */
+export function lastCode(h: Harness, phone: string): string {
+  const messages = (h.services.channel as LogChannel).messages.filter((m) => m.to === phone && m.kind === 'text');
+  const last = messages.at(-1);
+  // The code comes after the business name, which may hold digits of its own: take the last match.
+  const code = last?.kind === 'text' ? [...last.text.matchAll(/\b(\d{6})\b/g)].at(-1)?.[1] : undefined;
+  if (!code) throw new Error(`no sign-in code was sent to ${phone}`);
+  return code;
+}
+
+/** Signs in by the code sent over the chat channel (the `log` channel in tests). */
+export async function signInByCode(h: Harness, biz: TestBusiness): Promise<DashboardClient> {
+  const client = new DashboardClient(h);
+  const login = await client.get('/dashboard/login');
+  const csrf = csrfOf(login.text);
+  const sent = await client.request('POST', '/dashboard/login', {
+    _csrf: csrf,
+    phone: biz.business.phone,
+    action: 'send',
+  });
+  expect(sent.status, sent.text).toBe(200);
+  const done = await client.request('POST', '/dashboard/login', {
+    _csrf: csrf,
+    phone: biz.business.phone,
+    code: lastCode(h, biz.business.phone),
+    action: 'verify',
+  });
+  expect(done.status, done.text).toBe(303);
+  expect(done.location).toBe('/dashboard');
+  return client;
+}
+
+/** The admin CLI's link, made by the same service the CLI uses. */
+export function loginLink(h: Harness, businessId: string): Promise<string> {
+  return new DashboardAuth({
+    db: h.store.db,
+    clock: h.clock,
+    channel: h.services.channel,
+    rateLimits: new MemoryRateLimitStore(h.clock),
+    publicBaseUrl: h.config.publicBaseUrl,
+  }).createLink(businessId);
+}
+
+export async function signInByLink(h: Harness, businessId: string): Promise<DashboardClient> {
+  const client = new DashboardClient(h);
+  const res = await client.get(new URL(await loginLink(h, businessId)).pathname);
+  expect(res.status, res.text).toBe(303);
+  return client;
+}
+
+/** The buyer's "I have paid" on the pay page (PRODUCT part 11), as its form posts it. */
+export async function claimPayment(h: Harness, payPageUrl: string, reference: string): Promise<void> {
+  const res = await h.app.inject({
+    method: 'POST',
+    url: `${new URL(payPageUrl).pathname}/claim`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ reference }).toString(),
+  });
+  expect(res.statusCode, res.body).toBe(303);
+}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,9 @@ const sizes = quick
   ? { dues: 20_000, contacts: 2_000, smallDues: 1_000 }
   : { dues: 1_000_000, contacts: 100_000, smallDues: 1_000 };
 const SECONDS = quick ? 2 : 5;
-const WARMUP = quick ? 1 : 2;
+const warmupAt = process.argv.indexOf('--warmup');
+/** `--warmup S`: seconds of warm-up per server and scenario (default 2, 1 with --quick). */
+const WARMUP = warmupAt >= 0 ? Math.max(1, Number(process.argv[warmupAt + 1]) || 1) : quick ? 1 : 2;
 /** API and bare alternate (api-bare, bare-api, ...), and the median of the rounds' ratios is kept. */
 const roundsAt = process.argv.indexOf('--rounds');
 /** `--rounds N`: as many rounds (e.g. `--quick --rounds 3` on a busy machine). */
@@ -49,7 +52,9 @@ async function main() {
   process.stderr.write(
     `seeding ${sizes.dues} dues / ${sizes.contacts} contacts on ${store}${onPostgres ? ' (a fresh database)' : ' (reused when present)'}\n`,
   );
-  const pgSeed = onPostgres ? await seedPostgres({ baseUrl: PG_BENCH_URL, ...sizes }) : undefined;
+  // PostgreSQL needs an ENCRYPTION_KEY (webhook secrets): one made for the run.
+  const encryptionKey = randomBytes(32).toString('hex');
+  const pgSeed = onPostgres ? await seedPostgres({ baseUrl: PG_BENCH_URL, ...sizes, encryptionKey }) : undefined;
   const { dataDir, data } = pgSeed
     ? { dataDir: path.join(BENCH_DIR, 'postgres'), data: pgSeed.data }
     : await seed({ ...sizes, fresh });
@@ -57,6 +62,7 @@ async function main() {
   const apiEnv = {
     DATA_DIR: dataDir,
     DATABASE_URL: pgSeed?.data.url ?? '',
+    ...(pgSeed && { ENCRYPTION_KEY: encryptionKey }),
     RATE_LIMIT_PER_MINUTE: '100000000',
     AUTH_FAILURES_PER_MINUTE: '100000000',
     LOG_LEVEL: 'warn',

@@ -33,6 +33,8 @@ export async function seedPostgres(opts: {
   dues: number;
   contacts: number;
   smallDues: number;
+  /** the run's ENCRYPTION_KEY (required with DATABASE_URL): the same for the seed and the servers */
+  encryptionKey: string;
 }): Promise<{ data: PgBenchData; drop: () => Promise<void> }> {
   const name = `bench_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: opts.baseUrl });
@@ -51,7 +53,7 @@ export async function seedPostgres(opts: {
     }
   };
 
-  const config = loadConfig({ DATABASE_URL: url.toString() });
+  const config = loadConfig({ DATABASE_URL: url.toString(), ENCRYPTION_KEY: opts.encryptionKey });
   const store = openStore(config);
   const started = Date.now();
   let closed = false;

@@ -205,6 +205,45 @@ describe('POST /v1/transactions/import (JSON)', () => {
     expect(await listTotal(biz)).toBe(4);
   });
 
+  it('contacts named by several rows are found or created as that many single creates would', async () => {
+    const known = { contact_name: 'Phoneless Buyer', amount_paise: 100, due_date: '2026-12-01' };
+    const rows = [
+      { contact_name: 'Fresh Buyer', amount_paise: 200, due_date: '2026-12-02' },
+      { contact_name: 'fresh buyer', contact_phone: '98765 00002', amount_paise: 300, due_date: '2026-12-03' },
+      { contact_name: 'Phoneless Buyer', contact_phone: '98765 00003', amount_paise: 400, due_date: '2026-12-04' },
+      { contact_name: 'Fresh Buyer', contact_phone: '98765 00004', amount_paise: 500, due_date: '2026-12-05' },
+      { contact_name: 'Other Buyer', amount_paise: 600, due_date: '2026-12-06' },
+      { contact_name: 'Fresh Buyer', amount_paise: 700, due_date: '2026-12-07' },
+    ];
+    const alone = await h.newBusiness();
+    await newDue(alone, known);
+    for (const row of rows) expect((await alone.post('/v1/transactions', row)).status).toBe(201);
+    const bulk = await h.newBusiness();
+    await newDue(bulk, known);
+    const res = await bulk.post('/v1/transactions/import', { rows });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ created: 6, contacts_created: 2 });
+
+    const seen = async (biz: TestBusiness) => ({
+      contacts: ((await biz.get('/v1/contacts?limit=100')).body.data as { name: string; phone: string | null }[])
+        .map((c) => [c.name, c.phone])
+        .sort(),
+      contactEvents: (await eventsOf(h, biz.business.id, 'contact.created')).map((e) => [e.data.name, e.data.phone]),
+      dueContacts: (await eventsOf(h, biz.business.id, 'transaction.created')).map((e) => [
+        e.data.contactName,
+        e.data.contactPhone,
+      ]),
+      summary: await summaryOf(biz),
+    });
+    const expected = await seen(alone);
+    expect(expected.contacts).toEqual([
+      ['Fresh Buyer', '919876500002'],
+      ['Other Buyer', null],
+      ['Phoneless Buyer', '919876500003'],
+    ]);
+    expect(await seen(bulk)).toEqual(expected);
+  });
+
   it('a recurring row catches its series up exactly as a single create does', async () => {
     const body = {
       contact_name: 'Series Buyer',

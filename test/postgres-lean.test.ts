@@ -122,7 +122,13 @@ describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
     const next = (channel: string) =>
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no notification on ${channel} within 5 s`)), 5000);
-        waiters.push({ channel, resolve: () => (clearTimeout(timer), resolve()) });
+        waiters.push({
+          channel,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     try {
       await listener.query(`listen ${OUTBOX_CHANNEL}`);

@@ -20,6 +20,8 @@ describe('csvCell', () => {
     expect(csvCell(null)).toBe('');
     expect(csvCell({ interval: 'weekly', until: null })).toBe('"{""interval"":""weekly"",""until"":null}"');
     expect(csvLine(['a', 1, null])).toBe('a,1,\r\n');
+    // White space at either end is kept by quoting (a reader trims unquoted cells), and only there.
+    expect(csvLine([' lead', 'trail\u00a0', 'in side'])).toBe('" lead","trail\u00a0",in side\r\n');
   });
 });
 

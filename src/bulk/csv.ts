@@ -6,7 +6,8 @@
 
 /** Characters that make a spreadsheet run a cell as a formula (tab and CR too: OWASP's list). */
 const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
+/** Quotes, commas and line breaks need quotes; so does white space at either end (checked apart: cheaper). */
+const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One CSV cell: formula-like text gets a leading `'`, and text with quotes, commas or line breaks is quoted. */
 export function csvCell(value: unknown): string {
@@ -14,11 +15,14 @@ export function csvCell(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   let text = typeof value === 'string' ? value : JSON.stringify(value);
   if (FORMULA_START.test(text)) text = `'${text}`;
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  // String.prototype.trim removes exactly what `\s` matches.
+  return NEEDS_QUOTES.test(text) || text.trim().length !== text.length ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 export function csvLine(values: readonly unknown[]): string {
-  return `${values.map(csvCell).join(',')}\r\n`;
+  let line = '';
+  for (let i = 0; i < values.length; i++) line += i === 0 ? csvCell(values[i]) : `,${csvCell(values[i])}`;
+  return `${line}\r\n`;
 }
 
 /** Undoes csvCell's formula guard, so that an exported file imports back as it is. */

@@ -6,7 +6,8 @@ import type { TransactionService } from '../transactions/service.js';
 import { csvLine } from './csv.js';
 
 /** Every column of the Transaction, in the API's order (amounts in paise). */
-export const EXPORT_COLUMNS = Object.keys(Transaction.properties) as (keyof typeof Transaction.properties)[];
+type ExportColumn = keyof typeof Transaction.properties;
+export const EXPORT_COLUMNS = Object.keys(Transaction.properties) as ExportColumn[];
 /** Rows read per query: big enough that a query's cost is spread, small enough that memory stays flat. */
 const BATCH = 1_000;
 
@@ -30,21 +31,31 @@ export async function* exportCsv(
   // The header goes out with the first batch: a store that fails on the first read fails the
   // request before anything is sent (a 503, not a cut-off file).
   let chunk = csvLine(EXPORT_COLUMNS);
-  let after: ListPosition | undefined;
-  for (;;) {
-    const rows = await deps.transactions.listBatch(business, filter, after, BATCH, today);
-    if (rows.length === 0) {
-      if (chunk !== '') yield chunk;
-      return;
+  const read = (after: ListPosition | undefined) => {
+    const rows = deps.transactions.listBatch(business, filter, after, BATCH, today);
+    // Handled at once: a read ahead that fails while the consumer is away (or gone) is not an
+    // unhandled rejection; awaiting it below still throws.
+    rows.catch(() => {});
+    return rows;
+  };
+  // One batch is read ahead: the store (a read thread on SQLite, the server on PostgreSQL) reads
+  // the next batch while this one is formatted and sent, instead of each waiting on the other. At
+  // most two batches are held, whatever the number of dues.
+  let next: Promise<Awaited<ReturnType<typeof read>>> | undefined = read(undefined);
+  while (next) {
+    const rows = await next;
+    next = undefined;
+    if (rows.length === BATCH) {
+      const last = rows[rows.length - 1] as (typeof rows)[number];
+      next = read({ due_date: last.due_date, created_at: last.created_at, id: last.id });
     }
+    const cells: unknown[] = new Array(EXPORT_COLUMNS.length);
     for (const row of rows) {
       const presented = presentTransaction(row, ctx);
-      chunk += csvLine(EXPORT_COLUMNS.map((c) => presented[c]));
+      for (let c = 0; c < EXPORT_COLUMNS.length; c++) cells[c] = presented[EXPORT_COLUMNS[c] as ExportColumn];
+      chunk += csvLine(cells);
     }
-    yield chunk;
+    if (chunk !== '') yield chunk;
     chunk = '';
-    if (rows.length < BATCH) return;
-    const last = rows[rows.length - 1] as (typeof rows)[number];
-    after = { due_date: last.due_date, created_at: last.created_at, id: last.id };
   }
 }

@@ -56,8 +56,9 @@ const validateBody = validatorCompiler({
  * Bulk import and export of dues (PRODUCT part 12), usable without HTTP (routes, CLI, dashboard).
  *
  * Import: every row goes through the create rules of POST /v1/transactions (the request schema,
- * TransactionService.checkCreate, contactFor and insertMany, which create itself is made of:
- * contact found or created, totals, reminder, its own transaction.created event), so an import is
+ * TransactionService.checkCreate, contactFor (contactsByName for a chunk's named contacts) and
+ * insertMany, which create itself is made of: contact found or created, totals, reminder, its own
+ * transaction.created event), so an import is
  * exactly what that many single creates would have been, written a chunk at a time.
  *
  * Design (memory, fairness, all or nothing):
@@ -139,31 +140,50 @@ export class BulkService {
 
     const result: ImportResult = { created: 0, contacts_created: 0, ids: [] };
     const { transactions } = this.deps;
-    // Rows naming the same contact (by id or name, with the same phone) look it up once.
-    const contacts = new Map<string, ContactRow>();
     for (let start = 0; start < rows.length; start += CHUNK) {
       if (start > 0) await nextTurn();
-      const chunk: { input: CreateTransactionInput; contact: ContactRow }[] = [];
+      const chunk: { input: CreateTransactionInput; contact?: ContactRow }[] = [];
+      // Rows that name their contact wait here and are found or created together (one lookup, a
+      // few inserts, ContactService.findOrCreateMany), in file order and before any row giving a
+      // contact_id, so each row sees its contact as the rows before it left it (a phone filled...).
+      const named: { at: number; name: string; phone: string | null }[] = [];
+      const resolveNamed = async () => {
+        if (named.length === 0) return;
+        const found = await transactions.contactsByName(trx, business, named);
+        for (const [n, { at }] of named.entries()) {
+          const { contact, created } = found[n] as { contact: ContactRow; created: boolean };
+          if (created) result.contacts_created++;
+          (chunk[at] as { contact?: ContactRow }).contact = contact;
+        }
+        named.length = 0;
+      };
       for (let i = start; i < Math.min(start + CHUNK, rows.length); i++) {
         const row = rows[i] as ParsedRow;
         const input = row.input as CreateTransactionInput;
-        const key = JSON.stringify([input.contact_id, input.contact_name?.trim().toLowerCase(), input.contact_phone]);
-        let contact = contacts.get(key);
-        if (!contact) {
-          try {
-            const found = await transactions.contactFor(trx, business, input);
-            if (found.contactCreated) result.contacts_created++;
-            contact = found.contact;
-          } catch (error) {
-            if (!(error instanceof AppError)) throw error;
-            // A refusal found while writing (an unknown contact_id): the whole import rolls back.
-            throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
-          }
-          contacts.set(key, contact);
+        const at = chunk.push({ input }) - 1;
+        if (input.contact_id === undefined) {
+          const checked = transactions.checkCreate(business, input);
+          named.push({ at, name: checked.name as string, phone: checked.phone });
+          continue;
         }
-        chunk.push({ input, contact });
+        await resolveNamed();
+        try {
+          (chunk[at] as { contact?: ContactRow }).contact = (
+            await transactions.contactFor(trx, business, input)
+          ).contact;
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          // A refusal found while writing (an unknown contact_id): the whole import rolls back.
+          throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
+        }
       }
-      for (const written of await transactions.insertMany(trx, business, chunk)) result.ids.push(written.id);
+      await resolveNamed();
+      const written = await transactions.insertMany(
+        trx,
+        business,
+        chunk.map(({ input, contact }) => ({ input, contact: contact as ContactRow })),
+      );
+      for (const due of written) result.ids.push(due.id);
       options.onProgress?.(Math.min(start + CHUNK, rows.length), rows.length);
     }
     result.created = result.ids.length;

@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { insertRows } from '../db/precompiled.js';
 import type { Database, Executor } from '../db/schema.js';
 import { type FuzzyWord, type NameTerm, nameTerms } from './fuzzy.js';
 
@@ -15,12 +16,18 @@ export async function writeNameTerms(
   options: { replace: boolean },
 ): Promise<void> {
   if (options.replace) await db.deleteFrom('contact_name_terms').where('contact_id', '=', contact.id).execute();
-  const terms = nameTerms(contact.name);
-  if (terms.length === 0) return;
-  await db
-    .insertInto('contact_name_terms')
-    .values(terms.map((t) => ({ business_id: contact.business_id, contact_id: contact.id, ...t })))
-    .execute();
+  await writeNewNameTerms(db, [contact]);
+}
+
+/** The terms of contacts that have none yet (new contacts), in as few statements as the store allows. */
+export async function writeNewNameTerms(
+  db: Executor,
+  contacts: readonly { id: string; business_id: string; name: string }[],
+): Promise<void> {
+  const rows = contacts.flatMap((contact) =>
+    nameTerms(contact.name).map((t) => ({ business_id: contact.business_id, contact_id: contact.id, ...t })),
+  );
+  await insertRows(db, 'contact_name_terms', rows);
 }
 
 /** fuzzy.ts `variantsMatch`, as SQL over one stored row with the same term. */

@@ -24,14 +24,26 @@ export function findContactByNameKey(db: Executor, businessId: string, nameKey: 
     .executeTakeFirst();
 }
 
-/** Inserts unless the name is taken; returns undefined when another row already has the name. */
-export function insertContactIfAbsent(db: Executor, row: ContactRow) {
+/** The business's contacts with these name keys (at most one each). */
+export function findContactsByNameKeys(db: Executor, businessId: string, nameKeys: readonly string[]) {
+  if (nameKeys.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('name_key', 'in', nameKeys)
+    .execute();
+}
+
+/** Inserts those whose name is not taken; returns the rows inserted (a taken name's row is left out). */
+export function insertContactsIfAbsent(db: Executor, rows: readonly ContactRow[]): Promise<ContactRow[]> {
+  if (rows.length === 0) return Promise.resolve([]);
   return db
     .insertInto('contacts')
-    .values(row)
+    .values(rows)
     .onConflict((oc) => oc.columns(['business_id', 'name_key']).doNothing())
     .returningAll()
-    .executeTakeFirst();
+    .execute();
 }
 
 export function updateContact(

@@ -8,11 +8,11 @@ import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
-import { recordEvent } from '../outbox/events.js';
+import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
-import { rarestFirst, writeNameTerms } from './name-terms.js';
+import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
 import { paymentScore, type RiskFlag, riskFlag, type ScoredDue } from './score.js';
@@ -68,6 +68,9 @@ export interface CreatedContact {
   created: boolean;
 }
 
+/** Names looked up and contacts written per statement by findOrCreateMany (well under every store's parameter limit). */
+const MANY_CONTACTS = 500;
+
 export class ContactService {
   constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore; reads?: LongReads }) {}
 
@@ -81,50 +84,93 @@ export class ContactService {
     name: string,
     phone: string | null,
   ): Promise<{ contact: repo.ContactRow; created: boolean }> {
-    const nameKey = contactNameKey(name);
-    const existing = await repo.findContactByNameKey(trx, business.id, nameKey);
-    if (existing)
-      return {
-        contact: await this.fillPhone(trx, existing, phone),
-        created: false,
-      };
-
-    const now = this.deps.clock.now();
-    const row: repo.ContactRow = {
-      id: uuidv7(now.getTime()),
-      business_id: business.id,
-      name,
-      name_key: nameKey,
-      reminders_paused: 0,
-      phone,
-      phone_rev: phone === null ? null : reversedDigits(phone),
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
+    return (await this.findOrCreateMany(trx, business, [{ name, phone }]))[0] as {
+      contact: repo.ContactRow;
+      created: boolean;
     };
-    const inserted = await repo.insertContactIfAbsent(trx, row);
-    if (!inserted) {
-      // Another request created the same name a moment ago (PostgreSQL waited for it to commit).
-      const winner = await repo.findContactByNameKey(trx, business.id, nameKey);
-      if (!winner) throw new Error('contact vanished after a name conflict');
-      return {
-        contact: await this.fillPhone(trx, winner, phone),
-        created: false,
-      };
+  }
+
+  /**
+   * findOrCreate for several names (a bulk import's chunk), with the outcome of calling it for each
+   * in turn: the contact as it stood after that name's step (created, found, or its phone filled).
+   * One lookup for the names; the new contacts are written in a few statements (contacts, name
+   * terms, the count, contact.created events, in findOrCreate's order).
+   */
+  async findOrCreateMany(
+    trx: Trx,
+    business: BusinessRow,
+    wanted: readonly { name: string; phone: string | null }[],
+  ): Promise<{ contact: repo.ContactRow; created: boolean }[]> {
+    const results: { contact: repo.ContactRow; created: boolean }[] = [];
+    for (let start = 0; start < wanted.length; start += MANY_CONTACTS) {
+      results.push(...(await this.findOrCreateChunk(trx, business, wanted.slice(start, start + MANY_CONTACTS))));
     }
-    await addContact(trx, business.id);
-    await writeNameTerms(trx, row, { replace: false });
-    await recordEvent(trx, {
-      businessId: business.id,
-      type: 'contact.created',
-      data: {
-        id: row.id,
-        name: row.name,
-        phone: row.phone,
-        createdAt: row.created_at,
-      },
-      at: now,
+    return results;
+  }
+
+  private async findOrCreateChunk(
+    trx: Trx,
+    business: BusinessRow,
+    wanted: readonly { name: string; phone: string | null }[],
+  ): Promise<{ contact: repo.ContactRow; created: boolean }[]> {
+    const keys = wanted.map((w) => contactNameKey(w.name));
+    const known = new Map<string, repo.ContactRow>();
+    for (const row of await repo.findContactsByNameKeys(trx, business.id, [...new Set(keys)]))
+      known.set(row.name_key, row);
+    // The first mention of a name not found creates it (with that mention's phone).
+    const now = this.deps.clock.now();
+    const fresh = new Map<string, repo.ContactRow>();
+    const creates = keys.map((key, i) => {
+      if (known.has(key) || fresh.has(key)) return false;
+      const { name, phone } = wanted[i] as { name: string; phone: string | null };
+      fresh.set(key, {
+        id: uuidv7(now.getTime()),
+        business_id: business.id,
+        name,
+        name_key: key,
+        reminders_paused: 0,
+        phone,
+        phone_rev: phone === null ? null : reversedDigits(phone),
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      });
+      return true;
     });
-    return { contact: row, created: true };
+    const inserted = await repo.insertContactsIfAbsent(trx, [...fresh.values()]);
+    for (const row of inserted) known.set(row.name_key, row);
+    for (const key of fresh.keys()) {
+      if (known.has(key)) continue;
+      // Another request created the same name a moment ago (PostgreSQL waited for it to commit).
+      const winner = await repo.findContactByNameKey(trx, business.id, key);
+      if (!winner) throw new Error('contact vanished after a name conflict');
+      known.set(key, winner);
+    }
+    const created = new Set(inserted.map((row) => row.name_key));
+    if (inserted.length > 0) {
+      await addContact(trx, business.id, inserted.length);
+      await writeNewNameTerms(trx, inserted);
+      await recordEvents(
+        trx,
+        inserted.map((row) => ({
+          businessId: business.id,
+          type: 'contact.created' as const,
+          data: { id: row.id, name: row.name, phone: row.phone, createdAt: row.created_at },
+          at: now,
+        })),
+      );
+    }
+    // Then each mention in turn: a found (or conflicting) contact without a phone takes the first one given.
+    const results: { contact: repo.ContactRow; created: boolean }[] = [];
+    for (const [i, key] of keys.entries()) {
+      const isNew = creates[i] === true && created.has(key);
+      let contact = known.get(key) as repo.ContactRow;
+      if (!isNew) {
+        contact = await this.fillPhone(trx, contact, (wanted[i] as { phone: string | null }).phone);
+        known.set(key, contact);
+      }
+      results.push({ contact, created: isNew });
+    }
+    return results;
   }
 
   async fillPhone(trx: Executor, contact: repo.ContactRow, phone: string | null): Promise<repo.ContactRow> {

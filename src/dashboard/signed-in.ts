@@ -17,7 +17,7 @@ import type { View } from './pages/view.js';
 type Query = Record<string, string | undefined>;
 
 export async function signedInRoutes(app: App) {
-  const { services, store } = app.deps;
+  const { services } = app.deps;
   const { transactions, contacts, businesses, webhooks } = services;
 
   app.get<{ Querystring: Query }>('/', { schema: { hide: true } }, async (request, reply) => {

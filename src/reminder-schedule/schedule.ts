@@ -38,9 +38,22 @@ export async function scheduleForNewDues(
 ): Promise<void> {
   const at = now.toISOString();
   const rows: ReminderTable[] = [];
+  // Dues of one date share their steps (an import's rows have few distinct dates): worked out once
+  // per date, with the steps already passed left out.
+  const stepsOf = new Map<string, { template: string; scheduledFor: string; until: string | null }[]>();
   for (const due of dues) {
-    for (const step of sequenceFor(business.timezone, due.due_date, business.reminder_steps)) {
-      if (step.at.getTime() <= now.getTime()) continue;
+    let steps = stepsOf.get(due.due_date);
+    if (!steps) {
+      steps = sequenceFor(business.timezone, due.due_date, business.reminder_steps)
+        .filter((step) => step.at.getTime() > now.getTime())
+        .map((step) => ({
+          template: step.template,
+          scheduledFor: step.at.toISOString(),
+          until: step.until?.toISOString() ?? null,
+        }));
+      stepsOf.set(due.due_date, steps);
+    }
+    for (const step of steps) {
       rows.push({
         id: uuidv7(now.getTime()),
         business_id: due.business_id,
@@ -50,7 +63,7 @@ export async function scheduleForNewDues(
         status: 'scheduled',
         template: step.template,
         reason: null,
-        scheduled_for: step.at.toISOString(),
+        scheduled_for: step.scheduledFor,
         sent_at: null,
         attempts: 0,
         lease_id: null,
@@ -60,7 +73,7 @@ export async function scheduleForNewDues(
         delivery_updated_at: null,
         created_at: at,
         updated_at: at,
-        step_until: step.until?.toISOString() ?? null,
+        step_until: step.until,
       });
     }
   }

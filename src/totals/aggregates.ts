@@ -324,10 +324,10 @@ export async function applyPayment(
     .execute();
 }
 
-export async function addContact(db: Executor, businessId: string) {
+export async function addContact(db: Executor, businessId: string, count = 1) {
   await db
     .updateTable('business_totals')
-    .set({ contact_count: sql`contact_count + 1` })
+    .set({ contact_count: sql`contact_count + ${count}` })
     .where('business_id', '=', businessId)
     .execute();
 }

@@ -125,6 +125,18 @@ export class TransactionService {
   }
 
   /**
+   * contactFor for several create bodies that name their contact (a bulk import's chunk), with the
+   * outcome of calling it for each in turn, in a few statements (ContactService.findOrCreateMany).
+   */
+  contactsByName(
+    t: Trx,
+    business: BusinessRow,
+    named: readonly { name: string; phone: string | null }[],
+  ): Promise<{ contact: ContactRow; created: boolean }[]> {
+    return this.deps.contacts.findOrCreateMany(t, business, named);
+  }
+
+  /**
    * Writes checked create bodies whose contacts are resolved (contactFor): one create, or a bulk
    * import's chunk in a few statements (new-due.ts insertDues), with the same consequences.
    */

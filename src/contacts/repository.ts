@@ -1,6 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { isPostgres, offIndex, precompiled } from '../db/precompiled.js';
-import type { ContactTable, Executor } from '../db/schema.js';
+import type { ContactTable, Database, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
@@ -84,10 +84,37 @@ function nextDigitPrefix(prefix: string): string | null {
   return null;
 }
 
+/** The FTS5 trigram tokenizer indexes 3-character runs: a shorter text has nothing to look up. */
+const TRIGRAM = 3;
+
+/**
+ * SQLite, a search of 3 or more characters (issue 18): the contacts whose name holds the text's
+ * trigrams, read from the FTS5 table (migration 2026-11-24T12-00) and joined to `contacts` by
+ * rowid, so the query starts from the index rather than the business's names. The text is one
+ * quoted phrase (`%`, `_` and spaces are plain characters there); the caller keeps the exact LIKE
+ * test, so the index only narrows the rows and the results are those of the scan. Undefined when
+ * the search cannot use it (PostgreSQL has its own trigram index on the same LIKE; short texts).
+ */
+function fromNameTrigrams(db: Executor, search: string | undefined) {
+  if (search === undefined || isPostgres(db) || [...search].length < TRIGRAM) return undefined;
+  const phrase = `"${search.replaceAll('"', '""')}"`;
+  const matches = sql<{
+    name_rowid: number;
+  }>`(select rowid as name_rowid from contacts_name_fts where contacts_name_fts match ${phrase})`;
+  return db
+    .selectFrom(matches.as('name_match'))
+    .crossJoin('contacts')
+    .where(sql<boolean>`contacts.rowid = name_match.name_rowid`) as unknown as SelectQueryBuilder<
+    Database,
+    'contacts',
+    object
+  >;
+}
+
 function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   const from =
     filter.fuzzyName === undefined
-      ? db.selectFrom('contacts')
+      ? (fromNameTrigrams(db, filter.search) ?? db.selectFrom('contacts'))
       : fromFuzzyMatches(db, businessId, filter.fuzzyName, 'contacts');
   let q = from.where('business_id', '=', businessId);
   if (filter.search !== undefined) {

@@ -1,12 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CompiledQuery, Kysely } from 'kysely';
+import { CompiledQuery, Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../db/schema.js';
 import { openSqlite } from '../db/sqlite/open.js';
 import { migrate } from '../db/store.js';
-import { contactBalances, findContactWithStanding, recentDuesForScore } from './repository.js';
+import {
+  contactBalances,
+  countContacts,
+  findContactWithStanding,
+  listContacts,
+  recentDuesForScore,
+} from './repository.js';
 
 /**
  * SQLite plans without statistics: a contact's dues must be read through the contact's index, not
@@ -52,4 +58,124 @@ describe('contact standing query plans (SQLite)', () => {
       expect(plan).not.toMatch(/transactions_business_open_due/);
     });
   }
+});
+
+/**
+ * Issue 18: on SQLite a contact search of 3 or more characters starts from the FTS5 trigram table
+ * (migration 2026-11-24T12-00) and reads only the matching contacts by rowid, not the business's
+ * names; 2 characters (too short for a trigram) keep the scan of the business's names. The table
+ * is kept by triggers and filled from the contacts already there.
+ */
+describe('contact name search through the trigram table (SQLite)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'contact-fts-'));
+  const ran: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: openSqlite(dir).dialect,
+    log: (event) => {
+      ran.push(event.query);
+    },
+  });
+  const business = '01959c4e-0000-7000-8000-0000000000b1';
+  const at = '2026-11-24T08:00:00.000Z';
+  function contact(n: number, name: string) {
+    const id = `01959c4e-0000-7000-8000-${String(n).padStart(12, '0')}`;
+    return {
+      id,
+      business_id: business,
+      name,
+      name_key: name.toLowerCase(),
+      phone: null,
+      phone_rev: null,
+      created_at: at,
+      updated_at: at,
+    };
+  }
+  beforeAll(async () => {
+    await migrate(db);
+    await db
+      .insertInto('businesses')
+      .values({
+        id: business,
+        name: 'Plan Test',
+        phone: '919800000000',
+        plan: 'free',
+        plan_expires_at: at,
+        currency: 'INR',
+        language: 'en',
+        timezone: 'Asia/Kolkata',
+        country: 'IN',
+        upi_id: null,
+        reminders_paused: 0,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+  });
+  afterAll(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function plansOf(run: () => Promise<unknown>): Promise<string[]> {
+    ran.length = 0;
+    await run();
+    const queries = [...ran];
+    const plans: string[] = [];
+    for (const query of queries) {
+      const plan = await db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+      );
+      plans.push(plan.rows.map((r) => r.detail).join(' | '));
+    }
+    return plans;
+  }
+
+  const after = { created_at: at, id: '01959c4e-0000-7000-8000-ffffffffffff' };
+  for (const [name, run] of [
+    ['a page', () => listContacts(db, business, { search: 'arma t' }, 20, 0)],
+    ['a page after a cursor', () => listContacts(db, business, { search: 'राम' }, 20, 0, after)],
+    ['the count', () => countContacts(db, business, { search: '100%' })],
+  ] as const) {
+    it(`reads ${name} of a 3+ character search from the trigram table, then contacts by rowid`, async () => {
+      const [plan, ...more] = await plansOf(run);
+      expect(more).toEqual([]);
+      expect(plan).toMatch(/^SCAN \S+ VIRTUAL TABLE INDEX \d+:M/);
+      expect(plan).toMatch(/SEARCH contacts USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(plan).not.toMatch(/contacts_business_(created|name_key)/);
+    });
+  }
+
+  it('keeps the scan of the business names for a 2-character search', async () => {
+    const [plan] = await plansOf(() => listContacts(db, business, { search: 'ar' }, 20, 0));
+    expect(plan).not.toMatch(/VIRTUAL TABLE/);
+    expect(plan).toMatch(/contacts_business_created|contacts_business_name_key/);
+  });
+
+  it('is filled from existing contacts and follows inserts, renames and deletes', async () => {
+    const names = async (search: string) =>
+      (await listContacts(db, business, { search }, 50, 0)).map((c) => c.name).sort();
+    await db
+      .insertInto('contacts')
+      .values([contact(1, 'Sharma Traders'), contact(2, 'Varma Tea')])
+      .execute();
+    // Rebuilt from scratch (as the migration does over a database with contacts).
+    const fts = await import('../db/migrations/2026-11-24T12-00_contact-name-fts.js');
+    await fts.down(db as unknown as Kysely<unknown>);
+    await db.insertInto('contacts').values(contact(3, 'Karma Works')).execute();
+    await fts.up(db as unknown as Kysely<unknown>);
+    expect(await names('arma')).toEqual(['Karma Works', 'Sharma Traders', 'Varma Tea']);
+    await db.insertInto('contacts').values(contact(4, 'Armaan Stores')).execute();
+    expect(await names('arma')).toEqual(['Armaan Stores', 'Karma Works', 'Sharma Traders', 'Varma Tea']);
+    await db
+      .updateTable('contacts')
+      .set({ name: 'Verma Tea', name_key: 'verma tea' })
+      .where('id', '=', contact(2, '').id)
+      .execute();
+    expect(await names('arma')).toEqual(['Armaan Stores', 'Karma Works', 'Sharma Traders']);
+    expect(await names('erma')).toEqual(['Verma Tea']);
+    await db.deleteFrom('contacts').where('id', '=', contact(1, '').id).execute();
+    expect(await names('arma')).toEqual(['Armaan Stores', 'Karma Works']);
+    // The index agrees with its contacts row for row (FTS5's own consistency check).
+    await sql`insert into contacts_name_fts(contacts_name_fts, rank) values ('integrity-check', 1)`.execute(db);
+  });
 });

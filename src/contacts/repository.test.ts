@@ -7,11 +7,13 @@ import type { Database } from '../db/schema.js';
 import { openSqlite } from '../db/sqlite/open.js';
 import { migrate } from '../db/store.js';
 import {
+  type ContactRow,
   contactBalances,
   countContacts,
   findContactWithStanding,
   listContacts,
   recentDuesForScore,
+  trigramsNarrow,
 } from './repository.js';
 
 /**
@@ -132,9 +134,9 @@ describe('contact name search through the trigram table (SQLite)', () => {
 
   const after = { created_at: at, id: '01959c4e-0000-7000-8000-ffffffffffff' };
   for (const [name, run] of [
-    ['a page', () => listContacts(db, business, { search: 'arma t' }, 20, 0)],
-    ['a page after a cursor', () => listContacts(db, business, { search: 'राम' }, 20, 0, after)],
-    ['the count', () => countContacts(db, business, { search: '100%' })],
+    ['a page', () => listContacts(db, business, { search: 'arma t', searchTrigrams: true }, 20, 0)],
+    ['a page after a cursor', () => listContacts(db, business, { search: 'राम', searchTrigrams: true }, 20, 0, after)],
+    ['the count', () => countContacts(db, business, { search: '100%', searchTrigrams: true })],
   ] as const) {
     it(`reads ${name} of a 3+ character search from the trigram table, then contacts by rowid`, async () => {
       const [plan, ...more] = await plansOf(run);
@@ -145,15 +147,15 @@ describe('contact name search through the trigram table (SQLite)', () => {
     });
   }
 
-  it('keeps the scan of the business names for a 2-character search', async () => {
-    const [plan] = await plansOf(() => listContacts(db, business, { search: 'ar' }, 20, 0));
+  it('scans the business names when not told to read the table', async () => {
+    const [plan] = await plansOf(() => listContacts(db, business, { search: 'arma t' }, 20, 0));
     expect(plan).not.toMatch(/VIRTUAL TABLE/);
     expect(plan).toMatch(/contacts_business_created|contacts_business_name_key/);
   });
 
   it('is filled from existing contacts and follows inserts, renames and deletes', async () => {
     const names = async (search: string) =>
-      (await listContacts(db, business, { search }, 50, 0)).map((c) => c.name).sort();
+      (await listContacts(db, business, { search, searchTrigrams: true }, 50, 0)).map((c) => c.name).sort();
     await db
       .insertInto('contacts')
       .values([contact(1, 'Sharma Traders'), contact(2, 'Varma Tea')])
@@ -177,5 +179,85 @@ describe('contact name search through the trigram table (SQLite)', () => {
     expect(await names('arma')).toEqual(['Armaan Stores', 'Karma Works']);
     // The index agrees with its contacts row for row (FTS5's own consistency check).
     await sql`insert into contacts_name_fts(contacts_name_fts, rank) values ('integrity-check', 1)`.execute(db);
+  });
+
+  const TRICKY = [
+    'Sharma Traders',
+    'SHARMA & Sons',
+    'राम लाल',
+    'श्याम राम ट्रेडर्स',
+    '100% Cotton',
+    'Cotton_Mill',
+    'Green_Mart',
+    'The "Quoted" Shop',
+    'Back\\slash Supplies',
+    'Müller Ärmel',
+  ];
+
+  it('gives the same rows, order, counts and cursor pages through the table as by the scan', async () => {
+    const start = 100;
+    await db
+      .insertInto('contacts')
+      .values(TRICKY.map((name, i) => ({ ...contact(start + i, name), created_at: `2026-11-24T08:0${i % 3}:00.000Z` })))
+      .execute();
+    const searches = ['arma', 'ARMA T', 'राम', 'म ल', '0% c', 'n_m', 'on_', '"quoted"', 'k\\s', 'ärm', 'rma', 'xyz'];
+    let found = 0;
+    for (const raw of searches) {
+      const search = raw.toLowerCase();
+      const scan = await listContacts(db, business, { search }, 50, 0);
+      const table = await listContacts(db, business, { search, searchTrigrams: true }, 50, 0);
+      expect(
+        table.map((c) => c.id),
+        search,
+      ).toEqual(scan.map((c) => c.id));
+      expect(await countContacts(db, business, { search, searchTrigrams: true }), search).toBe(
+        await countContacts(db, business, { search }),
+      );
+      found += scan.length;
+      if (scan.length > 1) {
+        const cursor = { created_at: (scan[0] as ContactRow).created_at, id: (scan[0] as ContactRow).id };
+        const next = await listContacts(db, business, { search, searchTrigrams: true }, 50, 0, cursor);
+        expect(
+          next.map((c) => c.id),
+          search,
+        ).toEqual(scan.slice(1).map((c) => c.id));
+      }
+    }
+    expect(found).toBeGreaterThan(searches.length);
+  });
+
+  it('reads the table only when the text is rare among the business names', async () => {
+    await db
+      .insertInto('contacts')
+      .values(Array.from({ length: 100 }, (_, i) => contact(200 + i, `Filler ${i} Mills`)))
+      .execute();
+    const { n } = await db
+      .selectFrom('contacts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('business_id', '=', business)
+      .executeTakeFirstOrThrow();
+    // No totals row yet: no count of names to weigh against, so the scan.
+    expect(await trigramsNarrow(db, business, 'sharma')).toBe(false);
+    await db
+      .insertInto('business_totals')
+      .values({
+        business_id: business,
+        pending_count: 0,
+        pending_paise: 0,
+        overdue_count: 0,
+        overdue_paise: 0,
+        paid_count: 0,
+        paid_paise: 0,
+        contact_count: Number(n),
+      })
+      .execute();
+    expect(await trigramsNarrow(db, business, 'sharma')).toBe(true);
+    expect(await trigramsNarrow(db, business, 'nobody has this')).toBe(true);
+    expect(await trigramsNarrow(db, business, 'राम')).toBe(true);
+    // Most names hold it: reading every match through the table costs more than the scan.
+    expect(await trigramsNarrow(db, business, 'mills')).toBe(false);
+    expect(await trigramsNarrow(db, business, 'filler 1')).toBe(false);
+    // Too short for a trigram.
+    expect(await trigramsNarrow(db, business, 'sh')).toBe(false);
   });
 });

@@ -10,7 +10,8 @@ import { type Harness, startHarness, type TestBusiness } from './helpers/harness
  */
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ now: '2026-11-24T08:00:00.000Z' });
+  // SQLite: the lists run on read threads (read-only connections), as they do by default.
+  h = await startHarness({ now: '2026-11-24T08:00:00.000Z', reads: { readThreads: 1 } });
 });
 afterAll(() => h.close());
 

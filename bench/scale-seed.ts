@@ -49,7 +49,11 @@ export async function seedScale(opts: { dues: number; databaseUrl?: string | und
   }
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  const config = loadConfig({ DATA_DIR: dataDir, ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl }) });
+  // The same throw-away key as the server the bench starts (bench/scale.ts): PostgreSQL requires one.
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ...(opts.databaseUrl && { DATABASE_URL: opts.databaseUrl, ENCRYPTION_KEY: '0'.repeat(64) }),
+  });
   const opened = openStore(config);
   const db = opened.db;
   if (opts.databaseUrl) await resetPostgres(db);

@@ -126,6 +126,53 @@ describe('GET /legacy/v1/contacts?search=', () => {
   });
 });
 
+describe('a query with a common word and a rare one', () => {
+  // "buyer" is in most names here and "shah" in few: the rare word leads the lookup (name-terms.ts
+  // rarestFirst), and the answer must not depend on which word is rarer or comes first.
+  const COMMON_NAMES = ['Buyer Gupta', 'Buyer Iyer', 'Buyer Nair', 'Buyer Patil', 'Buyer Reddy', 'Buyer Singh'];
+  const MATCHES = ['Buyer Shah', 'Byuer Sha', 'Shah Buyers'];
+  let mixed: TestBusiness;
+
+  beforeAll(async () => {
+    mixed = await h.newBusiness();
+    for (const name of [...COMMON_NAMES, ...MATCHES, 'Shah Traders', 'Shaw Exports']) {
+      const res = await mixed.post('/v1/transactions', {
+        amount_paise: 100,
+        due_date: '2030-03-01',
+        contact_name: name,
+      });
+      expect(res.status, res.text).toBe(201);
+    }
+  });
+
+  it('finds the contacts matching both words, whichever word comes first', async () => {
+    for (const query of ['buyer shah', 'shah buyer']) {
+      expect(await contactNames(query, mixed), query).toEqual(MATCHES);
+    }
+    // "buyr" is two edits from "byuer" and "buyers"; "byer" one from "byuer", two from "buyers".
+    expect(await contactNames('buyr shah', mixed)).toEqual(['Buyer Shah']);
+    expect(await contactNames('SHAH byer', mixed)).toEqual(['Buyer Shah', 'Byuer Sha']);
+    expect(await contactNames('buyer', mixed)).toEqual([...COMMON_NAMES, ...MATCHES].sort());
+    expect(await contactNames('shah', mixed)).toEqual([
+      'Buyer Shah',
+      'Byuer Sha',
+      'Shah Buyers',
+      'Shah Traders',
+      'Shaw Exports',
+    ]);
+    expect(await contactNames('buyer shah traders', mixed)).toEqual([]);
+    expect(await contactNames('buyer nobody', mixed)).toEqual([]);
+  });
+
+  it('finds their dues the same way', async () => {
+    for (const query of ['buyer%20shah', 'shah%20buyer']) {
+      const res = await mixed.get(`/legacy/v1/transactions?search=${query}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.map((t: { contactName: string }) => t.contactName).sort(), query).toEqual(MATCHES);
+    }
+  });
+});
+
 describe('GET /legacy/v1/transactions?search=', () => {
   async function dues(query: string) {
     const res = await biz.get(`/legacy/v1/transactions?${query}`);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
+import { rarestFirst } from '../contacts/name-terms.js';
 import { type ContactRow, findContactByNameKey, listContacts } from '../contacts/repository.js';
 import { contactNameKey } from '../contacts/service.js';
 import type { Executor } from '../db/schema.js';
@@ -20,7 +21,8 @@ export async function contactsNamed(
   if (exact) return { exact, similar: [] };
   const words = fuzzyQuery(name);
   if (words === null) return { exact: null, similar: [] };
-  const similar = await listContacts(db, businessId, { fuzzyName: words }, MAX_CANDIDATES + 1, 0);
+  const fuzzyName = await rarestFirst(db, businessId, words);
+  const similar = await listContacts(db, businessId, { fuzzyName }, MAX_CANDIDATES + 1, 0);
   return { exact: null, similar };
 }
 

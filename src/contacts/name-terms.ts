@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { insertRows } from '../db/precompiled.js';
 import type { Database, Executor } from '../db/schema.js';
 import { type FuzzyWord, type NameTerm, nameTerms } from './fuzzy.js';
@@ -50,26 +50,72 @@ function wordCondition(eb: TermsEb, word: FuzzyWord) {
   return eb.or(word.variants.map((v) => variantCondition(eb, v, word.exact)));
 }
 
+/** A word's candidate rows are counted up to this many: enough to tell a rare word from a common one. */
+const SELECTIVITY_PROBE = 1000;
+
+/**
+ * The query words, rarest first: the word with the fewest stored rows among its variants leads
+ * (contactIdsMatching starts from it). Each word costs one probe of the (business_id, term) key
+ * that stops at SELECTIVITY_PROBE rows, so a common word ("buyer" in every name) costs no more than
+ * a rare one. All words must match, so their order changes the plan, never the result.
+ */
+export async function rarestFirst(db: Executor, businessId: string, words: FuzzyWord[]): Promise<FuzzyWord[]> {
+  if (words.length < 2) return words;
+  const counts = await Promise.all(
+    words.map(async (w) => {
+      const row = await db
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('contact_name_terms')
+            .select(sql<number>`1`.as('one'))
+            .where('business_id', '=', businessId)
+            .where('term', 'in', [...new Set(w.variants.map((v) => v.term))])
+            .limit(SELECTIVITY_PROBE)
+            .as('probe'),
+        )
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    }),
+  );
+  return words
+    .map((word, i) => ({ word, n: counts[i] as number }))
+    .sort((a, b) => a.n - b.n)
+    .map((x) => x.word);
+}
+
 /**
  * Ids of the business's contacts whose name has, for every query word, a word within one typo.
- * One range probe of the (business_id, term) primary key collects the rows of every query
- * variant; grouping by contact then checks that each query word found one. A single grouped
- * subquery rather than one semi-join per word keeps the plan the same whatever the planner's
- * statistics say (PostgreSQL without them probed each contact's terms through the whole business).
+ * One query word: one range probe of the (business_id, term) primary key collects the rows of its
+ * variants. Several: the first word (rarestFirst puts the rarest there) finds its contacts that
+ * way, and only those contacts' rows (by contact_id) are read for the other words, so the cost
+ * follows the rarest word rather than the commonest. Grouping by contact then checks that each
+ * query word found one. A single grouped query rather than one semi-join per word keeps the plan
+ * the same whatever the planner's statistics say (PostgreSQL without them probed each contact's
+ * terms through the whole business); the CROSS JOIN keeps SQLite's join order.
  */
 function contactIdsMatching(db: Executor, businessId: string, words: FuzzyWord[]) {
-  const terms = [...new Set(words.flatMap((w) => w.variants.map((v) => v.term)))];
-  const q = db
+  const [lead, ...rest] = words as [FuzzyWord, ...FuzzyWord[]];
+  const termsOf = (ws: FuzzyWord[]) => [...new Set(ws.flatMap((w) => w.variants.map((v) => v.term)))];
+  const leadIds = db
     .selectFrom('contact_name_terms')
     .select('contact_name_terms.contact_id as fuzzy_contact_id')
     .where('contact_name_terms.business_id', '=', businessId)
-    .where('contact_name_terms.term', 'in', terms)
-    .where((eb) => eb.or(words.map((w) => wordCondition(eb, w))))
-    .groupBy('contact_name_terms.contact_id');
-  if (words.length === 1) return q;
-  return q.having((eb) =>
-    eb.and(words.map((w) => eb(eb.fn.max(eb.case().when(wordCondition(eb, w)).then(1).else(0).end()), '=', 1))),
-  );
+    .where('contact_name_terms.term', 'in', termsOf([lead]))
+    .where((eb) => wordCondition(eb, lead));
+  if (rest.length === 0) return leadIds.groupBy('contact_name_terms.contact_id');
+  return db
+    .selectFrom(leadIds.distinct().as('fuzzy_lead'))
+    .crossJoin('contact_name_terms')
+    .select('fuzzy_lead.fuzzy_contact_id')
+    .whereRef('contact_name_terms.contact_id', '=', 'fuzzy_lead.fuzzy_contact_id')
+    .where('contact_name_terms.business_id', '=', businessId)
+    .where('contact_name_terms.term', 'in', termsOf(rest))
+    .where((eb) => eb.or(rest.map((w) => wordCondition(eb, w))))
+    .groupBy('fuzzy_lead.fuzzy_contact_id')
+    .having((eb) =>
+      eb.and(rest.map((w) => eb(eb.fn.max(eb.case().when(wordCondition(eb, w)).then(1).else(0).end()), '=', 1))),
+    );
 }
 
 type Searchable = 'contacts' | 'transactions';

@@ -12,7 +12,7 @@ import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
-import { writeNameTerms, writeNewNameTerms } from './name-terms.js';
+import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
 import { paymentScore, type RiskFlag, riskFlag, type ScoredDue } from './score.js';
@@ -263,7 +263,8 @@ export class ContactService {
 
   private async listOn(db: Executor, business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string }) {
     const filter: repo.ContactFilter = {};
-    if (more.fuzzySearch !== undefined) filter.fuzzyName = fuzzyQuery(more.fuzzySearch) ?? undefined;
+    const fuzzy = more.fuzzySearch === undefined ? null : fuzzyQuery(more.fuzzySearch);
+    if (fuzzy !== null) filter.fuzzyName = await rarestFirst(db, business.id, fuzzy);
     if (query.search !== undefined) {
       const search = query.search.trim().normalize('NFC').toLowerCase();
       if (search.length < 2) throw errors.invalid('search', 'search must be at least 2 characters');

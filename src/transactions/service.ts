@@ -1,5 +1,6 @@
 import { type BusinessRow, findBusiness } from '../businesses/repository.js';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
+import { rarestFirst } from '../contacts/name-terms.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
@@ -266,11 +267,13 @@ export class TransactionService {
       since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
       dueFrom: more.dueFrom,
       dueTo: more.dueTo,
-      contactName: more.fuzzyContactName === undefined ? undefined : (fuzzyQuery(more.fuzzyContactName) ?? undefined),
+      contactName: undefined,
       today,
       // Deleted dues only reach an incremental sync that asks for them (PRODUCT part 10).
       includeDeleted: query.since !== undefined && query.include_deleted === true,
     };
+    const fuzzy = more.fuzzyContactName === undefined ? null : fuzzyQuery(more.fuzzyContactName);
+    if (fuzzy !== null) filter.contactName = await rarestFirst(db, business.id, fuzzy);
     if (filter.since !== undefined) {
       filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
     }

@@ -851,6 +851,12 @@ describe("a buyer's chat replies (PRODUCT part 13)", () => {
     );
     expect(oldest).not.toContain('Not understood');
 
+    // The due deleted since: the promise stays, without a link to a page that is gone.
+    expect((await biz.delete(`/v1/transactions/${due.id}`)).status).toBe(200);
+    const deleted = (await client.get(`/dashboard/contacts/${due.contact_id}`)).text;
+    expect(deleted).toContain('Promised to pay by 15 March 2026');
+    expect(deleted).not.toContain(`href="/dashboard/dues/${due.id}"`);
+
     // Another business's contact, or a contact of another business with the same id: 404, nothing shown.
     const other = await signInByLink(h, (await h.newBusiness()).business.id);
     const foreign = await other.get(`/dashboard/contacts/${due.contact_id}`);

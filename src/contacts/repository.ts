@@ -220,13 +220,17 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
 
 /**
  * A contact's chat replies, newest first, with the due date and amount of the due a promise was
- * recorded on (for the dashboard to name it; the API's schema leaves them out).
+ * recorded on, unless it was deleted since (for the dashboard to name and link it; the API's schema
+ * leaves them out).
  */
 export function listReplies(db: Executor, contactId: string, limit: number) {
   return db
     .selectFrom('buyer_replies as r')
     .leftJoin('transactions as t', (join) =>
-      join.onRef('t.id', '=', 'r.transaction_id').onRef('t.business_id', '=', 'r.business_id'),
+      join
+        .onRef('t.id', '=', 'r.transaction_id')
+        .onRef('t.business_id', '=', 'r.business_id')
+        .on('t.deleted_at', 'is', null),
     )
     .select([
       'r.id',

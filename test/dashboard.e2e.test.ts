@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './helpers/chromium.js';
 import { claimPayment, lastCode, loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
 
 /**
  * The dashboard in Debian's Chromium driven by playwright-core (no browser download): sign in by
@@ -23,13 +24,18 @@ const VIEWPORTS = [
   ['phone', PHONE],
 ] as const;
 
+const APP_SECRET = 'e2e-app-secret-0123456789';
+
 let h: Harness;
 let browser: Browser | undefined;
 let base: string;
 
 beforeAll(async () => {
   // Plain http on loopback in this test, so the session cookie is not marked Secure.
-  h = await startHarness({ now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } });
+  h = await startHarness({
+    now: '2026-03-10T06:00:00.000Z',
+    env: { PUBLIC_BASE_URL: 'http://localhost', WHATSAPP_APP_SECRET: APP_SECRET },
+  });
   await h.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -108,7 +114,17 @@ async function seed() {
     { amount_paise: 899_900, due_date: '2025-11-20', contact_name: 'Patel Cement Agency' },
     { amount_paise: 210_000, due_date: '2026-02-25', contact_name: 'Ravi Kumar' },
   ];
-  for (const row of rows) expect((await biz.post('/v1/transactions', row)).status).toBe(201);
+  const phones = new Map<string, string>();
+  for (const row of rows) {
+    const res = await biz.post('/v1/transactions', row);
+    expect(res.status).toBe(201);
+    if (res.body.data.contact_phone) phones.set(row.contact_name, res.body.data.contact_phone);
+  }
+  // The buyer's chat replies for Ravi's contact page: a promise (on his oldest due, not the one the
+  // claim test confirms), and one left for the owner to read.
+  const ravi = phones.get('Ravi Kumar') as string;
+  await sendWhatsAppMessage(h, APP_SECRET, ravi, 'Ji, kal tak pakka payment kar dunga');
+  await sendWhatsAppMessage(h, APP_SECRET, ravi, `Bill dekha? <b>GST</b> wala https://example.com/${'x'.repeat(80)}`);
   return biz;
 }
 
@@ -189,7 +205,8 @@ describe('the dashboard in headless Chromium', () => {
 
       const due = await biz.get('/v1/transactions?status=overdue&limit=1');
       const dueId = due.body.data[0].id as string;
-      const contactId = due.body.data[0].contact_id as string;
+      const contacts = await biz.get('/v1/contacts?search=Ravi');
+      const contactId = contacts.body.data[0].id as string;
       for (const [name, url] of [
         ['home', '/dashboard'],
         ['dues', '/dashboard/dues?status=all'],

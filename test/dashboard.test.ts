@@ -9,11 +9,14 @@ import {
   signInByCode,
   signInByLink,
 } from './helpers/dashboard.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
+
+const APP_SECRET = 'dashboard-app-secret-0123456789';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ now: '2026-03-10T06:00:00.000Z' });
+  h = await startHarness({ now: '2026-03-10T06:00:00.000Z', env: { WHATSAPP_APP_SECRET: APP_SECRET } });
 });
 afterAll(() => h?.close());
 // 11:30 in Kolkata: tests that move the clock (expiry) leave no trace on the next one.
@@ -801,6 +804,122 @@ describe('reminders (PRODUCT part 13)', () => {
       reminders_paused: 'false',
     });
     expect((await biz.get(`/v1/contacts/${contactId}`)).body.data.reminders_paused).toBe(false);
+  });
+});
+
+describe("a buyer's chat replies (PRODUCT part 13)", () => {
+  /** A due through the API; a phone given again makes the same buyer a contact of another business too. */
+  async function apiDue(biz: TestBusiness, phone: string, name = `Buyer ${Math.random().toString(36).slice(2, 8)}`) {
+    const res = await biz.post('/v1/transactions', {
+      amount_paise: 75_000,
+      due_date: '2026-03-12',
+      contact_name: name,
+      contact_phone: phone,
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data as { id: string; contact_id: string; contact_phone: string };
+  }
+  const buyerPhone = () => `+91 8${String(Math.floor(Math.random() * 1e9)).padStart(9, '0')}`;
+
+  it('lists the latest replies on the contact page, newest first: the promise read and its due, or "read it yourself", as text', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const due = await apiDue(biz, buyerPhone());
+    const empty = await client.get(`/dashboard/contacts/${due.contact_id}`);
+    expect(empty.text).toContain('Messages from this buyer');
+    expect(empty.text).toContain('No messages from this buyer yet.');
+
+    await sendWhatsAppMessage(h, APP_SECRET, due.contact_phone, 'will pay on 15 Mar');
+    h.clock.advance(60_000);
+    await sendWhatsAppMessage(h, APP_SECRET, due.contact_phone, '<script>alert("x")</script> kaun?');
+
+    const page = await client.get(`/dashboard/contacts/${due.contact_id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('No messages from this buyer yet.');
+    expect(page.text).not.toContain('<script>alert');
+    const unclear = page.text.indexOf('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; kaun?');
+    const promised = page.text.indexOf('will pay on 15 Mar');
+    expect(unclear).toBeGreaterThan(0);
+    expect(promised).toBeGreaterThan(unclear);
+    // Received times in the business's time zone (Asia/Kolkata: 06:00Z is 11:30 am).
+    const [newest, oldest] = [page.text.slice(unclear, promised), page.text.slice(promised)];
+    expect(newest).toContain('10 March 2026, 11:31 am');
+    expect(newest).toContain('Not understood: read it yourself');
+    expect(oldest).toContain('10 March 2026, 11:30 am');
+    expect(oldest).toContain(
+      `Promised to pay by 15 March 2026 <a href="/dashboard/dues/${due.id}">on the due of ₹750.00, due 12 March 2026</a>`,
+    );
+    expect(oldest).not.toContain('Not understood');
+
+    // The due deleted since: the promise stays, without a link to a page that is gone.
+    expect((await biz.delete(`/v1/transactions/${due.id}`)).status).toBe(200);
+    const deleted = (await client.get(`/dashboard/contacts/${due.contact_id}`)).text;
+    expect(deleted).toContain('Promised to pay by 15 March 2026');
+    expect(deleted).not.toContain(`href="/dashboard/dues/${due.id}"`);
+
+    // Another business's contact, or a contact of another business with the same id: 404, nothing shown.
+    const other = await signInByLink(h, (await h.newBusiness()).business.id);
+    const foreign = await other.get(`/dashboard/contacts/${due.contact_id}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).not.toContain('will pay on');
+  });
+
+  it('shows a business in Hindi the same replies in Hindi: every business the phone is a contact of gets them', async () => {
+    const phone = buyerPhone();
+    const en = await h.newBusiness();
+    const hi = await h.newBusiness({ language: 'hi' });
+    await apiDue(en, phone);
+    const hiDue = await apiDue(hi, phone);
+    await sendWhatsAppMessage(h, APP_SECRET, hiDue.contact_phone, 'haan ji dekhte hain');
+    const page = await (await signInByLink(h, hi.business.id)).get(`/dashboard/contacts/${hiDue.contact_id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('इस ग्राहक के संदेश');
+    expect(page.text).toContain('haan ji dekhte hain');
+    expect(page.text).toContain('समझ नहीं आया: ख़ुद पढ़ें');
+  });
+
+  it("shows the due's promise with whether it was kept or broken once the promised day is over", async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const broken = await apiDue(biz, buyerPhone());
+    const kept = await apiDue(biz, buyerPhone());
+    await sendWhatsAppMessage(h, APP_SECRET, broken.contact_phone, 'kal');
+    await sendWhatsAppMessage(h, APP_SECRET, kept.contact_phone, 'kal');
+    expect((await biz.post(`/v1/transactions/${kept.id}/mark-paid`, {})).status).toBe(200);
+
+    const waiting = (await client.get(`/dashboard/dues/${broken.id}`)).text;
+    expect(waiting).toContain('Promised to pay by 11 March 2026');
+    expect(waiting).not.toContain('status-overdue">broken');
+    expect(waiting).not.toContain('status-paid">kept');
+
+    h.clock.set('2026-03-11T18:31:00.000Z'); // 00:01 on the 12th in Kolkata: the promised day is over
+    const after = (await client.get(`/dashboard/dues/${broken.id}`)).text;
+    expect(after).toContain('Promised to pay by 11 March 2026');
+    expect(after).toContain('<span class="status status-overdue">broken: not paid in full that day</span>');
+    const keptPage = (await client.get(`/dashboard/dues/${kept.id}`)).text;
+    expect(keptPage).toContain('<span class="status status-paid">kept</span>');
+  });
+
+  it('keeps the contact page under 100 KB with 20 dues and 21 of the longest replies, showing the 20 newest', async () => {
+    const biz = await h.newBusiness();
+    const client = await signInByLink(h, biz.business.id);
+    const phone = buyerPhone();
+    let contact = '';
+    let from = '';
+    for (let i = 0; i < 20; i++)
+      ({ contact_id: contact, contact_phone: from } = await apiDue(biz, phone, 'Meena Stores'));
+    // The worst case for escaping: every character becomes &quot; (6 bytes).
+    for (let i = 0; i < 21; i++) {
+      h.clock.advance(1000);
+      await sendWhatsAppMessage(h, APP_SECRET, from, `reply-${String(i).padStart(2, '0')} ${'"'.repeat(4000)}`);
+    }
+    const page = await client.get(`/dashboard/contacts/${contact}`);
+    expect(page.status).toBe(200);
+    expect(Buffer.byteLength(page.text)).toBeLessThan(100 * 1024);
+    expect(page.text).toContain('reply-20 &quot;');
+    expect(page.text).toContain('reply-01 &quot;');
+    expect(page.text).not.toContain('reply-00');
+    expect(page.text).toContain('&quot;…');
   });
 });
 

@@ -114,8 +114,12 @@ describe('the API when Redis (shared rate limits) goes away', () => {
     }
 
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // The causes, so that a failure says which outage was one too many: the kill, then the hang.
+    const causes = server
+      .logged('Redis unreachable: rate limits are counted per process until it is back')
+      .map((line) => (line.err as { message?: string } | undefined)?.message);
+    expect(causes).toHaveLength(2);
     expect(await metric('rate_limit_redis_outages_total')).toBe(2);
-    expect(server.logged('Redis unreachable: rate limits are counted per process until it is back')).toHaveLength(2);
     expect(server.logged('Redis reachable again: rate limits are shared again')).toHaveLength(2);
     expect(server.child.exitCode).toBeNull();
   });

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createMetrics } from '../src/http/metrics.js';
 import type { App } from '../src/http/types.js';
@@ -23,6 +23,7 @@ async function apiProcess(redisUrl: string, onOpen: (e: unknown) => void = () =>
   );
   return {
     app,
+    rateLimits,
     async close() {
       await app.close();
       await rateLimits.close();
@@ -33,10 +34,14 @@ async function apiProcess(redisUrl: string, onOpen: (e: unknown) => void = () =>
 describe('rate limit shared through Redis (REDIS_URL)', () => {
   it('counts one budget across processes', async () => {
     // What is tested is the shared count, not the breaker: a generous bound on a hit, so that a
-    // loaded machine connecting slowly does not open the breaker and count per process.
+    // loaded machine answering slowly does not open the breaker and count per process; and both
+    // connected first (until then a process counts alone).
     const opened: unknown[] = [];
     const a = await apiProcess(REDIS_URL, (e) => opened.push(e), 10_000);
     const b = await apiProcess(REDIS_URL, (e) => opened.push(e), 10_000);
+    await vi.waitFor(() => expect([a.rateLimits.connected, b.rateLimits.connected]).toEqual([true, true]), {
+      timeout: 10_000,
+    });
     try {
       const biz = await h.newBusiness();
       const headers = { 'x-api-key': biz.apiKey };
@@ -69,7 +74,8 @@ describe('rate limit shared through Redis (REDIS_URL)', () => {
         );
       }
       expect(statuses).toEqual([200, 200, 200, 200, 429]);
-      // the breaker opened once, however many hits it counted locally
+      // the breaker opened once (on the refused connection), however many hits it counted locally
+      await vi.waitFor(() => expect(errors.length).toBe(1), { timeout: 5000 });
       expect(errors.length).toBe(1);
     } finally {
       await down.close();

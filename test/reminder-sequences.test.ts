@@ -1,8 +1,9 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogChannel } from '../src/channels/log.js';
 import { instantAt } from '../src/lib/dates.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
 
 /** PRODUCT part 13: reminder sequences, pauses and promises to pay, walked with an injected clock. */
 
@@ -59,31 +60,8 @@ function sentTo(phone: string) {
   return channel.messages.filter((m) => m.to === phone).map((m) => (m.kind === 'template' ? m.template : m.kind));
 }
 
-async function reply(from: string, text: string, id = `wamid.${randomBytes(8).toString('hex')}`) {
-  const raw = JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA_ID',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '109876543210' },
-              messages: [{ from, id, timestamp: '1900000000', type: 'text', text: { body: text } }],
-            },
-          },
-        ],
-      },
-    ],
-  });
-  const signature = `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`;
-  const res = await h.request('POST', '/channels/whatsapp/webhook', {
-    payload: raw,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-  });
-  expect(res.status).toBe(200);
+function reply(from: string, text: string, id?: string) {
+  return sendWhatsAppMessage(h, APP_SECRET, from, text, id);
 }
 
 describe('reminder sequence of a due', () => {

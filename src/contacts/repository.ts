@@ -278,17 +278,37 @@ export function recentDuesForScore(db: Executor, businessId: string, contactIds:
     .execute();
 }
 
-/** A contact's chat replies, newest first. */
+/**
+ * A contact's chat replies, newest first, with the due date and amount of the due a promise was
+ * recorded on, unless it was deleted since (for the dashboard to name and link it; the API's schema
+ * leaves them out).
+ */
 export function listReplies(db: Executor, contactId: string, limit: number) {
   return db
-    .selectFrom('buyer_replies')
-    .select(['id', 'text', 'received_at', 'promise_date', 'transaction_id'])
-    .where('contact_id', '=', contactId)
-    .orderBy('received_at', 'desc')
-    .orderBy('id', 'desc')
+    .selectFrom('buyer_replies as r')
+    .leftJoin('transactions as t', (join) =>
+      join
+        .onRef('t.id', '=', 'r.transaction_id')
+        .onRef('t.business_id', '=', 'r.business_id')
+        .on('t.deleted_at', 'is', null),
+    )
+    .select([
+      'r.id',
+      'r.text',
+      'r.received_at',
+      'r.promise_date',
+      'r.transaction_id',
+      't.due_date as due_date',
+      't.amount_paise as due_amount_paise',
+    ])
+    .where('r.contact_id', '=', contactId)
+    .orderBy('r.received_at', 'desc')
+    .orderBy('r.id', 'desc')
     .limit(limit)
     .execute();
 }
+
+export type ReplyRow = Awaited<ReturnType<typeof listReplies>>[number];
 
 /** A contact with its balances and its most recent dues (for the score), read in one statement. */
 export type ContactWithStandingRow = ContactRow &

@@ -3,7 +3,7 @@ import { errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { isCalendarDate } from '../lib/dates.js';
 import { randomToken } from '../lib/ids.js';
-import { balanceOf, effectiveStatus, payPageUrl } from '../transactions/domain.js';
+import { balanceOf, effectiveStatus, payPageUrl, promiseKept } from '../transactions/domain.js';
 import type { PaymentSource } from '../transactions/payments.js';
 import {
   CreateTransactionBody,
@@ -83,6 +83,7 @@ export async function duesRoutes(app: App) {
       whatsappUrl: `https://wa.me/${row.contact_phone ?? ''}?text=${encodeURIComponent(message)}`,
       steps,
       promiseDate: row.promise_date,
+      promiseKept: promiseKept(row, v.business.timezone, today),
       claims: claims.map((c) => ({
         id: c.id,
         reference: c.reference,

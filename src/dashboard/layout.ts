@@ -28,7 +28,8 @@ h2{font-size:1.125rem;margin:0 0 .75rem}
 .list li{padding:.625rem 0;border-bottom:1px solid #e5e7eb;display:flex;justify-content:space-between;gap:.75rem}
 .list li>:first-child{overflow-wrap:break-word;min-width:0}.list .end{text-align:right;white-space:nowrap}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8125rem;font-weight:600;white-space:nowrap}
-.status-pending{background:#fef3c7;color:#78350f}.status-overdue{background:#fee2e2;color:#991b1b}.status-paid{background:#d1fae5;color:#065f46}
+.status-pending{background:#fef3c7;color:#78350f}.status-overdue{background:#fee2e2;color:#991b1b}.status-paid{background:#d1fae5;color:#065f46}.status-unclear{background:#fef3c7;color:#78350f;white-space:normal}
+.reply{white-space:pre-wrap;overflow-wrap:anywhere}
 dl{margin:0;display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{color:#4b5563}dd{margin:0;overflow-wrap:anywhere}
 label{display:block;margin:.5rem 0 .25rem;font-size:.9375rem;font-weight:500}
 input,select,textarea{display:block;width:100%;padding:.625rem;border:1px solid #6b7280;border-radius:8px;font:inherit;background:#fff;min-height:44px}

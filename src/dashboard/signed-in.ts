@@ -9,7 +9,7 @@ import { formError } from './errors.js';
 import { checkBody, optional, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import { importRoutes } from './import-routes.js';
-import { renderContact, renderContactList } from './pages/contacts.js';
+import { REPLIES_SHOWN, renderContact, renderContactList } from './pages/contacts.js';
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
@@ -92,13 +92,16 @@ export async function signedInRoutes(app: App) {
       const id = checkId(request.params.id);
       const { contact, standing } = await contacts.get(v.business, id);
       const today = transactions.today(v.business);
-      const dues = await transactions.list(v.business, { contact_id: id, limit: PAGE_SIZE }, {}, today);
+      const [dues, replies] = await Promise.all([
+        transactions.list(v.business, { contact_id: id, limit: PAGE_SIZE }, {}, today),
+        contacts.replies(v.business, id, REPLIES_SHOWN),
+      ]);
       return sendPage(
         reply,
         200,
         renderContact(
           v,
-          { contact, standing, dues: dues.rows.map((r) => dueRow(r, today)), dueTotal: dues.total },
+          { contact, standing, dues: dues.rows.map((r) => dueRow(r, today)), dueTotal: dues.total, replies },
           outcomeFlash(v.t, request.query),
         ),
       );

@@ -48,6 +48,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #probeMs: number;
   #open = false;
   #closed = false;
+  /** Connected at least once: until then hits are counted locally, neither waiting nor tripping. */
+  #connected = false;
   #probe: NodeJS.Timeout | undefined;
 
   constructor(url: string, clock: Clock, events: BreakerEvents = {}, opts: RedisRateLimitOptions = {}) {
@@ -66,10 +68,18 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
     this.#redis.on('error', (error) => this.#trip(error));
     this.#redis.on('close', () => this.#trip(new Error('connection to Redis closed')));
-    this.#redis.on('ready', () => this.#reset());
+    this.#redis.on('ready', () => {
+      this.#connected = true;
+      this.#reset();
+    });
     // defineCommand sends the script once and then calls it by its SHA.
     this.#redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.#fallback = new MemoryRateLimitStore(clock);
+  }
+
+  /** True once the first connection to Redis is up. */
+  get connected(): boolean {
+    return this.#connected;
   }
 
   /** True while hits are counted by this process alone. */
@@ -78,7 +88,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowMs: number) {
-    if (!this.#open) {
+    // Before the first connection (a process starting) a hit neither waits for it nor counts as an
+    // outage: a slow first connect is not Redis going away. A Redis that refuses trips through 'error'.
+    if (!this.#open && this.#connected) {
       try {
         const redis = this.#redis as Redis & {
           rateLimitHit(key: string, ms: string): Promise<[number, number]>;

@@ -1,11 +1,44 @@
-import type { ContactRow } from '../../contacts/repository.js';
+import type { ContactRow, ReplyRow } from '../../contacts/repository.js';
 import type { ContactStanding } from '../../contacts/service.js';
-import { html } from '../../paypage/html.js';
+import { html, type Markup } from '../../paypage/html.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import type { DueRow } from './dues.js';
 import { pager, statusBadge, type View } from './view.js';
 
 type Item = { contact: ContactRow; standing: ContactStanding };
+
+/** The buyer's latest replies shown on the contact's page (the API lists more). */
+export const REPLIES_SHOWN = 20;
+/**
+ * A reply is shown up to this many characters (WhatsApp allows 4,096): 20 of them, escaped, keep the
+ * page well under 100 KB. A longer one ends with "…"; GET /v1/contacts/{id}/replies has it whole.
+ */
+export const REPLY_CHARS = 400;
+
+function replyText(text: string): string {
+  const chars = Array.from(text);
+  return chars.length > REPLY_CHARS ? `${chars.slice(0, REPLY_CHARS).join('')}…` : text;
+}
+
+/**
+ * PRODUCT part 13: what the buyer wrote, when, and the promise read from it (its date and the due it
+ * was recorded on); a reply with no promise is left for the owner to read, and says so.
+ */
+function replyItem(v: View, r: ReplyRow): Markup {
+  const { t } = v;
+  const promise =
+    r.promise_date !== null && r.transaction_id !== null
+      ? html`${t('due.promise', { date: v.date(r.promise_date) })}${
+          r.due_date !== null && r.due_amount_paise !== null
+            ? html` <a href="/dashboard/dues/${r.transaction_id}">${t('reply.for_due', {
+                amount: v.money(r.due_amount_paise),
+                date: v.date(r.due_date),
+              })}</a>`
+            : ''
+        }`
+      : html`<strong class="status status-unclear">${t('reply.unclear')}</strong>`;
+  return html`<li><span><span class="reply">${replyText(r.text)}</span><br><span class="muted">${v.instant(r.received_at)}</span><br>${promise}</span></li>`;
+}
 
 export function renderContactList(
   v: View,
@@ -33,7 +66,7 @@ ${d.pages > 1 ? pager(v, '/dashboard/contacts', { q: d.q }, d.page, d.pages) : '
 
 export function renderContact(
   v: View,
-  d: Item & { dues: DueRow[]; dueTotal: number },
+  d: Item & { dues: DueRow[]; dueTotal: number; replies: ReplyRow[] },
   flash?: PageChrome['flash'],
 ): string {
   const { t } = v;
@@ -63,6 +96,11 @@ export function renderContact(
         )}</ul>`
   }
 ${d.dueTotal > d.dues.length ? html`<p><a href="/dashboard/dues?status=all&amp;contact=${contact.id}">${t('dues.title')}</a></p>` : ''}
-</section>`;
+</section>
+<section class="card" aria-labelledby="replies-h"><h2 id="replies-h">${t('contact.replies')}</h2>${
+    d.replies.length === 0
+      ? html`<p class="muted">${t('contact.no_replies')}</p>`
+      : html`<ul class="list">${d.replies.map((r) => replyItem(v, r))}</ul>`
+  }</section>`;
   return layout(v.chrome(contact.name, 'contacts', flash), body);
 }

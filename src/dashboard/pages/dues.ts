@@ -116,6 +116,8 @@ export interface DueDetail {
   payments: Array<{ amount: number; payment_method: string; utr: string | null; source: string; created_at: string }>;
   steps: Array<{ template: string; scheduled_for: string; status: string; reason: string | null }>;
   promiseDate: string | null;
+  /** PRODUCT part 13: null until the promised day ends, then whether the due was paid in full by then */
+  promiseKept: boolean | null;
   claims: Array<{
     id: string;
     reference: string | null;
@@ -127,6 +129,13 @@ export interface DueDetail {
 
 function claimForm(v: View, dueId: string, claimId: string, decision: string, label: string, cls = ''): Markup {
   return html`<form class="inline" method="post" action="/dashboard/dues/${dueId}/claims/${claimId}/${decision}">${csrfField(v.csrfToken)}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
+}
+
+function promiseOutcome(v: View, kept: boolean | null): Markup | string {
+  if (kept === null) return '';
+  return kept
+    ? html` <span class="status status-paid">${v.t('promise.kept')}</span>`
+    : html` <span class="status status-overdue">${v.t('promise.broken')}</span>`;
 }
 
 export function renderDue(v: View, d: DueDetail, flash?: PageChrome['flash'], edit?: DueFormValues): string {
@@ -201,7 +210,7 @@ ${
     : ''
 }
 <section class="card" aria-labelledby="steps-h"><h2 id="steps-h">${t('due.reminders')}</h2>
-${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.promiseDate) })}</p>` : ''}${
+${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.promiseDate) })}${promiseOutcome(v, d.promiseKept)}</p>` : ''}${
   d.steps.length === 0
     ? html`<p class="muted">${t('due.no_reminders')}</p>`
     : html`<ul class="list">${d.steps.map(

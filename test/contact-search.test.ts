@@ -177,4 +177,17 @@ describe('GET /v1/contacts?search (through the name index)', () => {
     }
     expect(await walk(biz, 'zebra', 1)).toEqual(expected(made, 'zebra'));
   });
+
+  it('refuses control characters in the search with a 400 naming it, whatever the path', async () => {
+    const biz = await h.newBusiness();
+    await create(
+      biz,
+      Array.from({ length: 32 }, (_, i) => `Control ${i} Traders`),
+    );
+    for (const search of ['ab\u0000cd', 'abc\u0000', '\u0000\u0000\u0000', 'ab\u0001cd']) {
+      const res = await biz.get(`/v1/contacts?search=${encodeURIComponent(search)}`);
+      expect(res.status, JSON.stringify(search)).toBe(400);
+      expect(res.body.error.field, JSON.stringify(search)).toBe('search');
+    }
+  });
 });

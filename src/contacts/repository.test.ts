@@ -259,5 +259,8 @@ describe('contact name search through the trigram table (SQLite)', () => {
     expect(await trigramsNarrow(db, business, 'filler 1')).toBe(false);
     // Too short for a trigram.
     expect(await trigramsNarrow(db, business, 'sh')).toBe(false);
+    // NUL would end the FTS5 query string: the scan.
+    expect(await trigramsNarrow(db, business, 'shar\u0000ma')).toBe(false);
+    expect(await listContacts(db, business, { search: 'shar\u0000ma' }, 50, 0)).toEqual([]);
   });
 });

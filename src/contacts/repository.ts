@@ -109,7 +109,9 @@ function trigramPhrase(search: string): string {
  * Never on PostgreSQL (its planner weighs its trigram index itself) nor under 3 characters.
  */
 export async function trigramsNarrow(db: Executor, businessId: string, search: string): Promise<boolean> {
-  if (isPostgres(db) || [...search].length < TRIGRAM) return false;
+  // NUL ends an FTS5 query string (a syntax error): the scan answers such a text (refused at the
+  // API's edge anyway, PRODUCT part 16).
+  if (isPostgres(db) || [...search].length < TRIGRAM || search.includes('\u0000')) return false;
   const totals = await db
     .selectFrom('business_totals')
     .select('contact_count')

@@ -1,6 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { isPostgres, offIndex, precompiled } from '../db/precompiled.js';
-import type { ContactTable, Executor } from '../db/schema.js';
+import type { ContactTable, Database, Executor } from '../db/schema.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
@@ -64,6 +64,8 @@ export function updateContact(
 export interface ContactFilter {
   /** lower-cased substring of the name */
   search?: string | undefined;
+  /** read the search's matches from the trigram table (SQLite, 3+ characters: see trigramsNarrow) */
+  searchTrigrams?: boolean | undefined;
   /** reversed phone digits: "ends with" as a prefix range */
   phoneRevPrefix?: string | undefined;
   /** every word must match a name word within one typo (contacts/fuzzy.ts) */
@@ -84,10 +86,70 @@ function nextDigitPrefix(prefix: string): string | null {
   return null;
 }
 
+/** The FTS5 trigram tokenizer indexes 3-character runs: a shorter text has nothing to look up. */
+const TRIGRAM = 3;
+/**
+ * Reading a match through the trigram table (the table's entry, then the contact by rowid, then
+ * a sort) costs about what testing 10-30 of the business's names costs in the scan (measured in
+ * bench/contact-search.ts): past one match in 16 names, the scan is the cheaper read.
+ */
+const NAMES_PER_MATCH = 16;
+
+/** The search as one FTS5 phrase: `%`, `_`, `\` and spaces are plain characters there. */
+function trigramPhrase(search: string): string {
+  return `"${search.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Issue 18, SQLite: whether a search should read its matches from the FTS5 trigram table
+ * (migration 2026-11-24T12-00) rather than scan the business's names. The table spans every
+ * business, so a text most names hold (`mills`, `ers`) matches far more rows there than the
+ * business has names: the table pays only when the text is rare. Decided by reading at most
+ * 1/16 of the business's contact count of matches: fewer than that, and the table is cheaper.
+ * Never on PostgreSQL (its planner weighs its trigram index itself) nor under 3 characters.
+ */
+export async function trigramsNarrow(db: Executor, businessId: string, search: string): Promise<boolean> {
+  // NUL ends an FTS5 query string (a syntax error): the scan answers such a text (refused at the
+  // API's edge anyway, PRODUCT part 16).
+  if (isPostgres(db) || [...search].length < TRIGRAM || search.includes('\u0000')) return false;
+  const totals = await db
+    .selectFrom('business_totals')
+    .select('contact_count')
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  const enough = Math.floor((totals?.contact_count ?? 0) / NAMES_PER_MATCH);
+  if (enough === 0) return false;
+  const probe = await sql<{ n: number }>`select count(*) as n from (
+      select 1 from contacts_name_fts where contacts_name_fts match ${trigramPhrase(search)} limit ${enough}
+    )`.execute(db);
+  return Number(probe.rows[0]?.n ?? enough) < enough;
+}
+
+/**
+ * The contacts whose name holds the search's trigrams, read from the FTS5 table and joined to
+ * `contacts` by rowid, so the query starts from the index rather than the business's names. The
+ * caller keeps the exact LIKE test, so the table only narrows the rows: the results are the scan's.
+ */
+function fromNameTrigrams(db: Executor, search: string) {
+  const matches = sql<{
+    name_rowid: number;
+  }>`(select rowid as name_rowid from contacts_name_fts where contacts_name_fts match ${trigramPhrase(search)})`;
+  return db
+    .selectFrom(matches.as('name_match'))
+    .crossJoin('contacts')
+    .where(sql<boolean>`contacts.rowid = name_match.name_rowid`) as unknown as SelectQueryBuilder<
+    Database,
+    'contacts',
+    object
+  >;
+}
+
 function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   const from =
     filter.fuzzyName === undefined
-      ? db.selectFrom('contacts')
+      ? filter.search !== undefined && filter.searchTrigrams === true
+        ? fromNameTrigrams(db, filter.search)
+        : db.selectFrom('contacts')
       : fromFuzzyMatches(db, businessId, filter.fuzzyName, 'contacts');
   let q = from.where('business_id', '=', businessId);
   if (filter.search !== undefined) {

@@ -269,6 +269,7 @@ export class ContactService {
       const search = query.search.trim().normalize('NFC').toLowerCase();
       if (search.length < 2) throw errors.invalid('search', 'search must be at least 2 characters');
       filter.search = search;
+      if (await repo.trigramsNarrow(db, business.id, search)) filter.searchTrigrams = true;
     }
     if (query.phone !== undefined) {
       const digits = query.phone.replace(/[\s()+.-]/g, '');

@@ -16,6 +16,7 @@ import * as coveringListIndexes from './2026-11-24T06-00_covering-list-indexes.j
 import * as sequences from './2026-11-24T07-00_sequences.js';
 import * as dataVersionAtCommit from './2026-11-24T08-00_data-version-at-commit.js';
 import * as contactNameTrigram from './2026-11-24T11-00_contact-name-trigram.js';
+import * as contactNameFts from './2026-11-24T12-00_contact-name-fts.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T07-00_sequences': sequences,
   '2026-11-24T08-00_data-version-at-commit': dataVersionAtCommit,
   '2026-11-24T11-00_contact-name-trigram': contactNameTrigram,
+  '2026-11-24T12-00_contact-name-fts': contactNameFts,
 };

@@ -201,7 +201,9 @@ export async function startHarness(
       await services.webhookSender.close();
       await rateLimits.close();
       await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      // Retried (bounded, by Node) on ENOTEMPTY: a connection another part of the test opened on the
+      // same folder (the in-process CLI) may still be removing its -wal/-shm files as this runs.
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };
 }

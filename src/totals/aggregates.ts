@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { type OnConflictBuilder, sql } from 'kysely';
 import { isPostgres, precompiled } from '../db/precompiled.js';
-import type { BusinessTotalsTable, Executor } from '../db/schema.js';
+import type { BusinessTotalsTable, Database, Executor } from '../db/schema.js';
 import { addDays } from '../lib/dates.js';
 
 /**
@@ -105,44 +105,32 @@ const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; pa
     .with('pending_day', (q) =>
       q
         .insertInto('pending_by_day')
-        .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
-        .expression((eb) =>
-          eb
-            .selectFrom('totals')
-            .select([
-              'totals.business_id',
-              sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
-              sql<number>`1`.as('due_count'),
-              sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
-            ]),
-        )
-        .onConflict((oc) =>
-          oc.columns(['business_id', 'due_date']).doUpdateSet({
-            due_count: sql`pending_by_day.due_count + 1`,
-            due_paise: sql`pending_by_day.due_paise + excluded.due_paise`,
-          }),
-        )
+        .columns(DAY_COLUMNS)
+        .expression(newDueDay(arg('dueDate'), arg('paise')))
+        .onConflict(mergeDay('pending_by_day'))
         .returning('business_id'),
     )
     .insertInto('open_by_day')
-    .columns(['business_id', 'due_date', 'due_count', 'due_paise'])
-    .expression((eb) =>
-      eb
-        .selectFrom('totals')
-        .select([
-          'totals.business_id',
-          sql<string>`cast(${arg('dueDate')} as date)`.as('due_date'),
-          sql<number>`1`.as('due_count'),
-          sql<number>`cast(${arg('paise')} as bigint)`.as('due_paise'),
-        ]),
-    )
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'due_date']).doUpdateSet({
-        due_count: sql`open_by_day.due_count + 1`,
-        due_paise: sql`open_by_day.due_paise + excluded.due_paise`,
-      }),
-    ),
+    .columns(DAY_COLUMNS)
+    .expression(newDueDay(arg('dueDate'), arg('paise')))
+    .onConflict(mergeDay('open_by_day')),
 );
+
+const DAY_COLUMNS = ['business_id', 'due_date', 'due_count', 'due_paise'] as const;
+
+/** One new due on its date, as a per-day row read from the `totals` CTE's output (its lock first). */
+function newDueDay(dueDate: unknown, paise: unknown) {
+  return sql`select totals.business_id, cast(${dueDate} as date), 1, cast(${paise} as bigint) from totals`;
+}
+
+/** A per-day row that exists already: the new counts and paise are added to it. */
+function mergeDay(table: 'pending_by_day' | 'open_by_day') {
+  return (oc: OnConflictBuilder<Database, typeof table>) =>
+    oc.columns(['business_id', 'due_date']).doUpdateSet({
+      due_count: sql`${sql.ref(`${table}.due_count`)} + excluded.due_count`,
+      due_paise: sql`${sql.ref(`${table}.due_paise`)} + excluded.due_paise`,
+    });
+}
 
 /** A new pending due in the running totals (its balance is its amount) and its day's count (on every create: precompiled). */
 export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
@@ -206,12 +194,7 @@ async function addToDays(
         due_paise: day.paise,
       })),
     )
-    .onConflict((oc) =>
-      oc.columns(['business_id', 'due_date']).doUpdateSet({
-        due_count: sql`${sql.ref(`${table}.due_count`)} + excluded.due_count`,
-        due_paise: sql`${sql.ref(`${table}.due_paise`)} + excluded.due_paise`,
-      }),
-    )
+    .onConflict(mergeDay(table))
     .execute();
 }
 

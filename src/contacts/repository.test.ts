@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { CompiledQuery, Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/schema.js';
-import { openSqlite } from '../db/sqlite/open.js';
-import { migrate } from '../db/store.js';
+import { type Kysely, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { planStore } from '../db/sqlite/plans.test-support.js';
 import {
   type ContactRow,
   contactBalances,
@@ -21,33 +16,10 @@ import {
  * by walking the business's (business_id, open, ...) index over every due of the business.
  */
 describe('contact standing query plans (SQLite)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'contact-plans-'));
-  const ran: CompiledQuery[] = [];
-  const db = new Kysely<Database>({
-    dialect: openSqlite(dir).dialect,
-    log: (event) => {
-      ran.push(event.query);
-    },
-  });
-  beforeAll(() => migrate(db));
-  afterAll(async () => {
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db, planOf } = planStore('contact-plans-');
 
   const business = '01959c4e-0000-7000-8000-000000000001';
   const contact = '01959c4e-0000-7000-8000-000000000002';
-
-  async function planOf(run: () => Promise<unknown>): Promise<string> {
-    ran.length = 0;
-    await run();
-    expect(ran).toHaveLength(1);
-    const query = ran[0] as CompiledQuery;
-    const plan = await db.executeQuery<{ detail: string }>(
-      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-    );
-    return plan.rows.map((r) => r.detail).join(' | ');
-  }
 
   for (const [name, run] of [
     ['one contact with its standing', () => findContactWithStanding(db, business, contact, '2026-11-24', 200)],
@@ -69,14 +41,6 @@ describe('contact standing query plans (SQLite)', () => {
  * is kept by triggers and filled from the contacts already there.
  */
 describe('contact name search through the trigram table (SQLite)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'contact-fts-'));
-  const ran: CompiledQuery[] = [];
-  const db = new Kysely<Database>({
-    dialect: openSqlite(dir).dialect,
-    log: (event) => {
-      ran.push(event.query);
-    },
-  });
   const business = '01959c4e-0000-7000-8000-0000000000b1';
   const at = '2026-11-24T08:00:00.000Z';
   function contact(n: number, name: string) {
@@ -92,9 +56,8 @@ describe('contact name search through the trigram table (SQLite)', () => {
       updated_at: at,
     };
   }
-  beforeAll(async () => {
-    await migrate(db);
-    await db
+  const { db, plansOf } = planStore('contact-fts-', async (seeded) => {
+    await seeded
       .insertInto('businesses')
       .values({
         id: business,
@@ -113,24 +76,6 @@ describe('contact name search through the trigram table (SQLite)', () => {
       })
       .execute();
   });
-  afterAll(async () => {
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function plansOf(run: () => Promise<unknown>): Promise<string[]> {
-    ran.length = 0;
-    await run();
-    const queries = [...ran];
-    const plans: string[] = [];
-    for (const query of queries) {
-      const plan = await db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-      );
-      plans.push(plan.rows.map((r) => r.detail).join(' | '));
-    }
-    return plans;
-  }
 
   const after = { created_at: at, id: '01959c4e-0000-7000-8000-ffffffffffff' };
   for (const [name, run] of [

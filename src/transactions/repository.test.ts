@@ -1,11 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { CompiledQuery, Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../db/schema.js';
-import { openSqlite } from '../db/sqlite/open.js';
-import { migrate } from '../db/store.js';
+import { describe, expect, it } from 'vitest';
+import { planStore } from '../db/sqlite/plans.test-support.js';
 import { countTransactions, listTransactions, type TransactionFilter } from './repository.js';
 
 /**
@@ -13,35 +7,10 @@ import { countTransactions, listTransactions, type TransactionFilter } from './r
  * here: a wrong pick walks every open due of the business (seconds at a million dues).
  */
 describe('due list and count query plans (SQLite)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
-  /** every statement run, as compiled */
-  const ran: CompiledQuery[] = [];
-  const db = new Kysely<Database>({
-    dialect: openSqlite(dir).dialect,
-    log: (event) => {
-      ran.push(event.query);
-    },
-  });
-  beforeAll(() => migrate(db));
-  afterAll(async () => {
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db, planOf } = planStore('plans-');
 
   const business = '01959c4e-0000-7000-8000-000000000001';
   const contact = '01959c4e-0000-7000-8000-000000000002';
-
-  /** The plan of the one statement `run` makes. */
-  async function planOf(run: () => Promise<unknown>): Promise<string> {
-    ran.length = 0;
-    await run();
-    expect(ran).toHaveLength(1);
-    const query = ran[0] as CompiledQuery;
-    const plan = await db.executeQuery<{ detail: string }>(
-      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-    );
-    return plan.rows.map((r) => r.detail).join(' | ');
-  }
 
   const cases: [string, Omit<TransactionFilter, 'today'>, RegExp, RegExp?][] = [
     // a count needs no order: any index of the business's dues will do

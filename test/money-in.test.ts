@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/payments-gateway/port.js';
 import { RazorpayGateway } from '../src/payments-gateway/razorpay.js';
 import { createHttpSender } from '../src/webhooks/sender.js';
+import { paymentLinkCancel } from '../src/workers/payment-link-cancel.js';
 import { eventsOf, newDue } from './helpers/dues.js';
 import { type FakeRazorpay, razorpayEnv, startFakeRazorpay } from './helpers/fake-razorpay.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -217,7 +218,17 @@ describe('POST /channels/razorpay/webhook (payment_link.paid)', () => {
     expect(await paymentsOf(biz, due.id)).toMatchObject([
       { amount_paise: 10_000, utr: paymentId, payment_method: 'upi', source: 'gateway' },
     ]);
-    expect(linkOf(link.id).status).toBe('created'); // the fake does not track payment itself
+    // Paid at the gateway, and so in our books: not stale, nothing for the cancel job to do.
+    expect(linkOf(link.id).status).toBe('paid');
+    expect(
+      (
+        await h.store.db
+          .selectFrom('payment_links')
+          .select('status')
+          .where('gateway_link_id', '=', link.id)
+          .executeTakeFirstOrThrow()
+      ).status,
+    ).toBe('paid');
 
     await h.services.webhookDispatcher.fanOut();
     await h.services.webhookDispatcher.deliverDue();
@@ -365,6 +376,110 @@ describe('POST /channels/razorpay/webhook (payment_link.paid)', () => {
     // Another business sees none of it.
     const other = await h.newBusiness();
     expect((await unapplied(other)).total).toBe(0);
+  });
+});
+
+describe('the payment-link-cancel job', () => {
+  const job = () => paymentLinkCancel({ moneyIn: h.services.moneyIn });
+  const signal = new AbortController().signal;
+  const storedStatus = async (linkId: string) =>
+    (
+      await h.store.db
+        .selectFrom('payment_links')
+        .select('status')
+        .where('gateway_link_id', '=', linkId)
+        .executeTakeFirstOrThrow()
+    ).status;
+  const cancelCalls = (linkId: string) =>
+    fake.calls.filter((c) => c.path === `/v1/payment_links/${linkId}/cancel`).length;
+  /** Runs the job until it finds nothing (other tests of this file leave stale links too). */
+  async function drain() {
+    let handled = 0;
+    for (let run = 0; run < 50; run++) {
+      const n = await job().runOnce(signal);
+      if (n === 0) return handled;
+      handled += n;
+    }
+    throw new Error('the payment-link-cancel job still had work after 50 runs');
+  }
+
+  it("cancels the open links of a due settled by other means or deleted, and leaves an open due's link", async () => {
+    const biz = await h.newBusiness();
+    const settled = await dueWithLink(biz);
+    const deleted = await dueWithLink(biz, 3000);
+    const open = await dueWithLink(biz, 4000);
+    expect((await biz.post(`/v1/transactions/${settled.due.id}/mark-paid`, { utr: 'CASH-9' })).status).toBe(200);
+    expect((await biz.delete(`/v1/transactions/${deleted.due.id}`)).status).toBe(200);
+    // Marked stale by the settling transaction itself, still open at the gateway until the job runs.
+    expect(await storedStatus(settled.link.id)).toBe('stale');
+    expect(await storedStatus(deleted.link.id)).toBe('stale');
+    expect(linkOf(settled.link.id).status).toBe('created');
+
+    expect(await drain()).toBeGreaterThanOrEqual(2);
+    expect(linkOf(settled.link.id).status).toBe('cancelled');
+    expect(linkOf(deleted.link.id).status).toBe('cancelled');
+    expect(await storedStatus(settled.link.id)).toBe('cancelled');
+    expect(await storedStatus(deleted.link.id)).toBe('cancelled');
+    expect(linkOf(open.link.id).status).toBe('created');
+    expect(await storedStatus(open.link.id)).toBe('created');
+    expect(cancelCalls(open.link.id)).toBe(0);
+
+    // Done once: a later run asks the gateway nothing more.
+    expect(await job().runOnce(signal)).toBe(0);
+    expect(cancelCalls(settled.link.id)).toBe(1);
+  });
+
+  it('a part payment leaves the link stale only once the due is paid in full', async () => {
+    const biz = await h.newBusiness();
+    const { due, link } = await dueWithLink(biz, 10_000);
+    expect((await biz.post(`/v1/transactions/${due.id}/payments`, { amount_paise: 4000 })).status).toBe(201);
+    expect(await storedStatus(link.id)).toBe('created');
+    expect((await biz.post(`/v1/transactions/${due.id}/payments`, { amount_paise: 6000 })).status).toBe(201);
+    expect(await storedStatus(link.id)).toBe('stale');
+    await drain();
+    expect(linkOf(link.id).status).toBe('cancelled');
+  });
+
+  it('marks a link the gateway refuses to cancel (paid there meanwhile) refused, and does not ask again', async () => {
+    const biz = await h.newBusiness();
+    const { due, link } = await dueWithLink(biz);
+    expect((await biz.post(`/v1/transactions/${due.id}/mark-paid`, { utr: 'CASH-10' })).status).toBe(200);
+    linkOf(link.id).status = 'paid'; // the buyer paid it at the gateway; its webhook is still on the way
+    await drain();
+    expect(await storedStatus(link.id)).toBe('refused');
+    expect(cancelCalls(link.id)).toBe(1);
+    expect(await job().runOnce(signal)).toBe(0);
+    expect(cancelCalls(link.id)).toBe(1);
+    // The late webhook still records the money, as unapplied.
+    const late = payId();
+    expect((await fake.deliver(appUrl, fake.paidWebhook(link, { id: late }))).status).toBe(200);
+    expect((await unapplied(biz)).data).toMatchObject([{ gateway_payment_id: late, reason: 'settled' }]);
+  });
+
+  it('fails the run while the gateway is down (the worker backs off) and cancels once it is back', async () => {
+    await drain();
+    const biz = await h.newBusiness();
+    const { due, link } = await dueWithLink(biz);
+    expect((await biz.delete(`/v1/transactions/${due.id}`)).status).toBe(200);
+    fake.mode = 503;
+    await expect(job().runOnce(signal)).rejects.toThrow(GatewayError);
+    expect(await storedStatus(link.id)).toBe('stale');
+    fake.mode = 'ok';
+    expect(await job().runOnce(signal)).toBe(1);
+    expect(linkOf(link.id).status).toBe('cancelled');
+  });
+
+  it("does not touch another business by mistake: only settled dues' links are stale", async () => {
+    const a = await h.newBusiness();
+    const b = await h.newBusiness();
+    const mine = await dueWithLink(a);
+    const theirs = await dueWithLink(b);
+    // b cannot settle a's due (404) and so cannot make its link stale.
+    expect((await b.post(`/v1/transactions/${mine.due.id}/mark-paid`, { utr: 'X' })).status).toBe(404);
+    expect((await b.delete(`/v1/transactions/${mine.due.id}`)).status).toBe(404);
+    await drain();
+    expect(linkOf(mine.link.id).status).toBe('created');
+    expect(linkOf(theirs.link.id).status).toBe('created');
   });
 });
 

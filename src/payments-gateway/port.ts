@@ -52,10 +52,13 @@ export interface PaymentsGateway {
  */
 export class GatewayError extends Error {
   readonly detail: string | undefined;
-  constructor(message: string, detail?: string) {
+  /** the gateway refused (a 4xx other than 429): asking again will not change its answer */
+  readonly refused: boolean;
+  constructor(message: string, detail?: string, options: { refused?: boolean } = {}) {
     super(message);
     this.name = 'GatewayError';
     this.detail = detail;
+    this.refused = options.refused ?? false;
   }
 }
 

@@ -78,6 +78,7 @@ export class RazorpayGateway implements PaymentsGateway {
       throw new GatewayError(
         `the payment gateway refused the payment link (HTTP ${answer.status})`,
         razorpayError(answer.text),
+        { refused: !retryable(answer.status) },
       );
     }
     let link: { id?: unknown; short_url?: unknown };
@@ -98,6 +99,7 @@ export class RazorpayGateway implements PaymentsGateway {
       throw new GatewayError(
         `the payment gateway did not cancel the link (HTTP ${answer.status})`,
         razorpayError(answer.text),
+        { refused: !retryable(answer.status) },
       );
     }
   }

@@ -16,12 +16,30 @@ export function insertLink(db: Executor, row: PaymentLinkTable) {
   return db.insertInto('payment_links').values(row).execute();
 }
 
-export function setLinkStatus(db: Executor, gatewayLinkId: string, status: 'cancelled' | 'paid') {
+/**
+ * A link's next state. From `created` or `stale` (open at the gateway): paid, cancelled, or
+ * `refused` (the gateway would not cancel it: already paid, cancelled or expired there).
+ */
+export function setLinkStatus(db: Executor, gatewayLinkId: string, status: 'cancelled' | 'paid' | 'refused') {
   return db
     .updateTable('payment_links')
     .set({ status })
     .where('gateway_link_id', '=', gatewayLinkId)
-    .where('status', '=', 'created')
+    .where('status', 'in', ['created', 'stale'])
+    .execute();
+}
+
+/**
+ * Links still open at the gateway whose due was settled or deleted (marked `stale` by a trigger in
+ * that same transaction: migration 2026-11-25T05-00), oldest first, through a partial index.
+ */
+export function staleLinks(db: Executor, limit: number) {
+  return db
+    .selectFrom('payment_links')
+    .select(['gateway_link_id', 'business_id', 'transaction_id'])
+    .where('status', '=', 'stale')
+    .orderBy('created_at')
+    .limit(limit)
     .execute();
 }
 

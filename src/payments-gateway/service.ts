@@ -26,6 +26,12 @@ export interface LinkOutcome {
   cancelFailures: GatewayError[];
 }
 
+export interface StaleLinksOutcome {
+  cancelled: number;
+  /** links the gateway would not cancel, with its reason (for the logs) */
+  refused: { linkId: string; transactionId: string; error: GatewayError }[];
+}
+
 export type GatewayPaymentOutcome =
   | { kind: 'recorded'; transactionId: string; paymentId: string; unappliedPaise: number }
   | { kind: 'unapplied'; transactionId: string; reason: 'settled' | 'deleted'; unappliedPaise: number }
@@ -152,6 +158,35 @@ export class GatewayService {
       });
       return { kind: 'recorded', transactionId: referenceId, paymentId: recorded.payment.id, unappliedPaise };
     });
+  }
+
+  /**
+   * Cancels at the gateway up to `limit` links whose due was settled by other means or deleted
+   * (marked stale by the database in that same transaction). A link the gateway refuses to cancel
+   * (already paid, cancelled or expired there) is marked refused and left alone: money paid on it
+   * still comes by webhook and is kept as unapplied. A gateway that cannot be reached ends the batch
+   * with its error (thrown when nothing was handled, so the worker backs off), and the rest wait.
+   */
+  async cancelStaleLinks(limit: number, signal?: AbortSignal): Promise<StaleLinksOutcome> {
+    const { db, gateway } = this.deps;
+    const outcome: StaleLinksOutcome = { cancelled: 0, refused: [] };
+    if (!gateway) return outcome;
+    for (const link of await repo.staleLinks(db, limit)) {
+      if (signal?.aborted) break;
+      try {
+        await gateway.cancelLink(link.gateway_link_id);
+        await repo.setLinkStatus(db, link.gateway_link_id, 'cancelled');
+        outcome.cancelled++;
+      } catch (error) {
+        if (!(error instanceof GatewayError && error.refused)) {
+          if (outcome.cancelled + outcome.refused.length === 0) throw error;
+          break;
+        }
+        await repo.setLinkStatus(db, link.gateway_link_id, 'refused');
+        outcome.refused.push({ linkId: link.gateway_link_id, transactionId: link.transaction_id, error });
+      }
+    }
+    return outcome;
   }
 
   /** Money received that no due took, newest first (PRODUCT part 11), for the API and the dashboard. */

@@ -7,6 +7,7 @@ import type { Services } from '../services.js';
 import { dashboardPurge } from './dashboard-purge.js';
 import { idempotencyPurge } from './idempotency-purge.js';
 import { overdueSweeper } from './overdue-sweeper.js';
+import { paymentLinkCancel } from './payment-link-cancel.js';
 import { recurrenceWorker } from './recurrence.js';
 import { reminderScheduler } from './reminder-scheduler.js';
 import type { Job } from './runner.js';
@@ -30,6 +31,9 @@ export function createJobs(deps: WorkerDeps): Job[] {
     dashboardPurge({ db, clock: deps.clock }),
     reminderScheduler({ reminders: deps.services.reminders, metrics: deps.metrics }),
     recurrenceWorker({ transactions: deps.services.transactions }),
+    ...(deps.services.moneyIn.online
+      ? [paymentLinkCancel({ moneyIn: deps.services.moneyIn, ...(deps.logger && { logger: deps.logger }) })]
+      : []),
     webhookDispatcherJob({
       dispatcher: deps.services.webhookDispatcher,
       store: deps.store,

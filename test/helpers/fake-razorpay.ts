@@ -65,6 +65,9 @@ export async function startFakeRazorpay(): Promise<FakeRazorpay> {
     mode: 'ok',
     paidWebhook(link, payment) {
       const amount = payment.amount ?? link.amount;
+      // Razorpay has the link paid by the time it tells us.
+      const own = links.find((l) => l.id === link.id);
+      if (own) own.status = 'paid';
       const body = JSON.stringify({
         entity: 'event',
         account_id: 'acc_fake',
@@ -164,6 +167,16 @@ export async function startFakeRazorpay(): Promise<FakeRazorpay> {
         const link = links.find((l) => l.id === cancel[1]);
         if (!link) {
           send(res, 400, { error: { code: 'BAD_REQUEST_ERROR', description: 'The id provided does not exist' } });
+          return;
+        }
+        if (link.status !== 'created') {
+          // Razorpay refuses to cancel a link that is no longer open.
+          send(res, 400, {
+            error: {
+              code: 'BAD_REQUEST_ERROR',
+              description: `Payment link cannot be cancelled in ${link.status} state`,
+            },
+          });
           return;
         }
         link.status = 'cancelled';

@@ -783,7 +783,11 @@ describe('reminders (PRODUCT part 13)', () => {
       due_date: '2026-03-20',
     });
     const page = await client.get(path);
-    expect(page.text).toContain('due today');
+    // Each step in words: which message, when, and what became of it.
+    expect(page.text).toContain('On the due date');
+    expect(page.text).toContain('Overdue reminder');
+    expect(page.text).toContain('Scheduled');
+    expect(page.text).not.toContain('reminder_');
     expect(page.text).toContain('20 March 2026, 10:00 am');
     expect(page.text).toContain('27 March 2026, 10:00 am');
 
@@ -800,6 +804,9 @@ describe('reminders (PRODUCT part 13)', () => {
     );
     const reminded = await client.submit(path, `${path}/remind`);
     expect(reminded.location).toBe(`${path}?ok=held&reason=paused`);
+    const held = (await client.get(path)).text;
+    expect(held).toContain('Cancelled');
+    expect(held).toContain('reminders were paused');
     await client.submit(`/dashboard/contacts/${contactId}`, `/dashboard/contacts/${contactId}/reminders`, {
       reminders_paused: 'false',
     });

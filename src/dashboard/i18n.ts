@@ -124,6 +124,27 @@ const EN = {
   'due.deleted': 'The due was deleted.',
   'due.reminder_sent': 'The reminder was sent.',
   'due.reminder_held': 'The reminder was not sent: {reason}.',
+  'step.reminder_upcoming': 'Before the due date',
+  'step.reminder_due_today': 'On the due date',
+  'step.reminder_overdue_week': 'Overdue reminder',
+  'step.reminder_final': 'Final notice',
+  'step_status.scheduled': 'Scheduled',
+  'step_status.sent': 'Sent',
+  'step_status.skipped': 'Skipped',
+  'step_status.cancelled': 'Cancelled',
+  'step_reason.paid': 'the due was paid',
+  'step_reason.deleted': 'the due was deleted',
+  'step_reason.paused': 'reminders were paused',
+  'step_reason.rescheduled': 'the due date changed',
+  'step_reason.promised': 'the buyer promised to pay',
+  'step_reason.interrupted': 'the send was interrupted',
+  'step_reason.quiet_hours': 'quiet hours',
+  'step_reason.opted_out': 'the buyer opted out of messages',
+  'step_reason.no_phone': 'the contact has no phone number',
+  'step_reason.too_soon': 'a reminder was sent too recently',
+  'step_reason.max_reached': 'the most reminders for this due were sent',
+  'step_reason.failed': 'WhatsApp could not deliver it',
+  'step_reason.channel_error': 'WhatsApp could not deliver it',
   'contacts.title': 'Contacts',
   'contacts.search': 'Search by name',
   'contacts.none': 'No contacts match.',
@@ -196,6 +217,11 @@ const EN = {
 } as const;
 
 export type MessageKey = keyof typeof EN;
+
+/** Whether a text built at run time (e.g. `step_reason.${reason}`) is a message of the dashboard. */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(EN, key);
+}
 
 const HI: Partial<Record<MessageKey, string>> = {
   'app.title': 'डैशबोर्ड',
@@ -325,6 +351,23 @@ const HI: Partial<Record<MessageKey, string>> = {
   'due.deleted': 'बकाया हटाया गया।',
   'due.reminder_sent': 'रिमाइंडर भेजा गया।',
   'due.reminder_held': 'रिमाइंडर नहीं भेजा गया: {reason}।',
+  'step.reminder_upcoming': 'देय तिथि से पहले',
+  'step.reminder_due_today': 'देय तिथि पर',
+  'step.reminder_overdue_week': 'अतिदेय रिमाइंडर',
+  'step.reminder_final': 'अंतिम सूचना',
+  'step_status.scheduled': 'तय है',
+  'step_status.sent': 'भेजा गया',
+  'step_status.skipped': 'छोड़ा गया',
+  'step_status.cancelled': 'रद्द',
+  'step_reason.paid': 'बकाया चुका दिया गया',
+  'step_reason.deleted': 'बकाया हटा दिया गया',
+  'step_reason.paused': 'रिमाइंडर रोके गए थे',
+  'step_reason.rescheduled': 'देय तिथि बदली गई',
+  'step_reason.promised': 'ग्राहक ने भुगतान का वादा किया',
+  'step_reason.quiet_hours': 'शांत समय',
+  'step_reason.opted_out': 'ग्राहक ने संदेश बंद किए हैं',
+  'step_reason.no_phone': 'संपर्क का फ़ोन नंबर नहीं है',
+  'step_reason.failed': 'WhatsApp इसे पहुँचा नहीं सका',
   'claim.pending': 'आपकी प्रतीक्षा में',
   'claim.confirmed': 'पुष्टि हुई',
   'claim.rejected': 'अस्वीकार',

@@ -1,5 +1,6 @@
 import { html, type Markup } from '../../paypage/html.js';
 import { PAYMENT_METHODS } from '../../transactions/schema.js';
+import { isMessageKey, type Translate } from '../i18n.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import { pager, statusBadge, type View } from './view.js';
 
@@ -131,6 +132,12 @@ function claimForm(v: View, dueId: string, claimId: string, decision: string, la
   return html`<form class="inline" method="post" action="/dashboard/dues/${dueId}/claims/${claimId}/${decision}">${csrfField(v.csrfToken)}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
 }
 
+/** A reminder step's template, status or reason in the business's language (raw words if new). */
+function inWords(t: Translate, group: 'step' | 'step_status' | 'step_reason', value: string): string {
+  const key = `${group}.${value}`;
+  return isMessageKey(key) ? t(key) : value.replace(/^reminder_/, '').replace(/_/g, ' ');
+}
+
 function promiseOutcome(v: View, kept: boolean | null): Markup | string {
   if (kept === null) return '';
   return kept
@@ -215,7 +222,7 @@ ${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.pro
     ? html`<p class="muted">${t('due.no_reminders')}</p>`
     : html`<ul class="list">${d.steps.map(
         (step) =>
-          html`<li><span>${step.template.replace(/^reminder_/, '').replace(/_/g, ' ')}<br><span class="muted">${v.instant(step.scheduled_for)}</span></span><span class="end">${step.status}${step.reason ? html`<br><span class="muted">${step.reason.replace(/_/g, ' ')}</span>` : ''}</span></li>`,
+          html`<li><span>${inWords(t, 'step', step.template)}<br><span class="muted">${v.instant(step.scheduled_for)}</span></span><span class="end">${inWords(t, 'step_status', step.status)}${step.reason ? html`<br><span class="muted">${inWords(t, 'step_reason', step.reason)}</span>` : ''}</span></li>`,
       )}</ul>`
 }</section>
 <section class="card" aria-labelledby="payments-h"><h2 id="payments-h">${t('due.payments')}</h2>${

@@ -139,6 +139,27 @@ export class BulkService {
     rejectIfAny(failures);
 
     const result: ImportResult = { created: 0, contacts_created: 0, ids: [] };
+    if (this.deps.storeKind !== 'sqlite') {
+      await this.writeChunks(trx, business, rows, options, result);
+    } else {
+      await withDataVersionPerChunk(trx, () => this.writeChunks(trx, business, rows, options, result, business.id));
+    }
+    result.created = result.ids.length;
+    return result;
+  }
+
+  /**
+   * The rows in chunks of CHUNK, a turn of the event loop between two. `bumpDataVersion` (SQLite,
+   * inside withDataVersionPerChunk): the business's data version moves once per chunk.
+   */
+  private async writeChunks(
+    trx: Trx,
+    business: BusinessRow,
+    rows: readonly ParsedRow[],
+    options: ImportOptions,
+    result: ImportResult,
+    bumpDataVersion?: string,
+  ): Promise<void> {
     const { transactions } = this.deps;
     for (let start = 0; start < rows.length; start += CHUNK) {
       if (start > 0) await nextTurn();
@@ -183,11 +204,10 @@ export class BulkService {
         business,
         chunk.map(({ input, contact }) => ({ input, contact: contact as ContactRow })),
       );
+      if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
       for (const due of written) result.ids.push(due.id);
       options.onProgress?.(Math.min(start + CHUNK, rows.length), rows.length);
     }
-    result.created = result.ids.length;
-    return result;
   }
 
   /** Invoice numbers repeated within the file, or already on a due of the business: bad rows. */
@@ -221,6 +241,39 @@ export class BulkService {
       }
     }
   }
+}
+
+/** SQLite's row trigger that moves a business's data version for each new due (migration 2026-11-23T01-00). */
+const INSERT_TRIGGER = 'transactions_data_version_insert';
+
+/**
+ * Runs `work` (a bulk insert of dues, SQLite) without the per-row data-version trigger on inserts
+ * into transactions, which was a quarter of the cost of inserting a due: `work` moves the version
+ * itself, once per chunk (bumpBusinessDataVersion). The trigger is dropped and created again, from
+ * its own stored SQL, inside the caller's write transaction, so no other writer ever runs without
+ * it: SQLite has one writer at a time and this transaction holds the write lock throughout (another
+ * process's writes wait for it; this process's other transactions queue behind it on the one
+ * connection), and a failure or a crash rolls the DROP back with everything else. Readers never
+ * see the schema without it either: the DROP and the CREATE commit together.
+ */
+async function withDataVersionPerChunk<T>(trx: Trx, work: () => Promise<T>): Promise<T> {
+  const found = await sql<{ sql: string }>`
+    select sql from sqlite_master where type = 'trigger' and name = ${INSERT_TRIGGER}`.execute(trx);
+  const definition = found.rows[0]?.sql;
+  // Not there (a schema of another shape): every row moves the version as it always did.
+  if (definition === undefined) return work();
+  await sql`drop trigger ${sql.id(INSERT_TRIGGER)}`.execute(trx);
+  try {
+    return await work();
+  } finally {
+    // Also when `work` fails: a caller may keep its transaction after a refused row (the
+    // Idempotency-Key record of a 4xx answer), and the trigger must be in what it commits.
+    await sql.raw(definition).execute(trx);
+  }
+}
+
+function bumpBusinessDataVersion(trx: Trx, businessId: string) {
+  return sql`update business_totals set data_version = data_version + 1 where business_id = ${businessId}`.execute(trx);
 }
 
 function rejectIfAny(failures: RowError[]): void {

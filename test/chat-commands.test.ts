@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { InsertQueryNode, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCommandService } from '../src/chat-commands/service.js';
@@ -6,6 +6,7 @@ import { ChatInboundService } from '../src/reminders/inbound.js';
 import { TransactionService } from '../src/transactions/service.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { whatsappMessagePayload, whatsappSignature } from './helpers/whatsapp-inbound.js';
 
 /**
  * PRODUCT part 15: the owner's chat commands, end to end. Meta's signed webhook goes in over HTTP;
@@ -52,34 +53,11 @@ function newMessageId(): string {
   return `wamid.${randomBytes(10).toString('hex')}`;
 }
 
-/** A messages webhook as Meta sends it. */
-function messagePayload(from: string, text: string, id: string) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA_ID',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '109876543210' },
-              contacts: [{ profile: { name: 'Owner' }, wa_id: from }],
-              messages: [{ from, id, timestamp: '1782880000', type: 'text', text: { body: text } }],
-            },
-          },
-        ],
-      },
-    ],
-  };
-}
-
 /** Posts one signed message; returns what the fake Cloud API received meanwhile. */
 async function send(from: string, text: string, id = newMessageId()) {
   const before = graph.requests.length;
-  const raw = JSON.stringify(messagePayload(from, text, id));
-  const signature = `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`;
+  const raw = JSON.stringify(whatsappMessagePayload(from, text, { id, name: 'Owner' }));
+  const signature = whatsappSignature(raw, APP_SECRET);
   const res = await h.request('POST', PATH, {
     payload: raw,
     headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
@@ -462,7 +440,9 @@ describe('who may command', () => {
 
   it('answers 401 to an unsigned command and changes nothing', async () => {
     const shop = await newShop();
-    const raw = JSON.stringify(messagePayload(shop.phone, 'add Lata 500', newMessageId()));
+    const raw = JSON.stringify(
+      whatsappMessagePayload(shop.phone, 'add Lata 500', { id: newMessageId(), name: 'Owner' }),
+    );
     const res = await h.request('POST', PATH, {
       payload: raw,
       headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },

@@ -1,24 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpSender } from '../src/webhooks/sender.js';
 import { signInByLink } from './helpers/dashboard.js';
-import { type Harness, startHarness } from './helpers/harness.js';
-import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
+import type { Harness } from './helpers/harness.js';
+import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
+import type { HttpsReceiver } from './helpers/https-receiver.js';
 
 /** The dashboard's Developers page against a real HTTPS receiver: create, test, the log, send again. */
 
 let receiver: HttpsReceiver;
 let h: Harness;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  h = await startHarness({
-    webhookSender: createHttpSender({ timeoutMs: 5000, allowPrivateNetworks: true, ca: receiver.ca }),
-  });
+  ({ h, receiver, close } = await startHarnessWithReceiver({}));
 });
-afterAll(async () => {
-  await h?.close();
-  await receiver?.close();
-});
+afterAll(() => close?.());
 
 describe('/dashboard/developers webhook endpoints', () => {
   it('creates an endpoint (secret shown once), sends a signed test event, logs it and sends it again', async () => {

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpSender } from '../src/webhooks/sender.js';
 import { newDue } from './helpers/dues.js';
-import { type Harness, startHarness } from './helpers/harness.js';
-import { type HttpsReceiver, startHttpsReceiver } from './helpers/https-receiver.js';
+import type { Harness } from './helpers/harness.js';
+import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
+import type { HttpsReceiver } from './helpers/https-receiver.js';
 
 /** The lifecycle's events (PRODUCT part 10) as a real HTTPS receiver gets them, signed. */
 
@@ -11,18 +11,14 @@ const START = '2026-11-21T06:30:00.000Z';
 
 let receiver: HttpsReceiver;
 let h: Harness;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  h = await startHarness({
+  ({ h, receiver, close } = await startHarnessWithReceiver({
     now: START,
-    webhookSender: createHttpSender({ timeoutMs: 5000, allowPrivateNetworks: true, ca: receiver.ca }),
-  });
+  }));
 });
-afterAll(async () => {
-  await h?.close();
-  await receiver?.close();
-});
+afterAll(() => close?.());
 
 describe('transaction.updated, transaction.paid and transaction.deleted at a receiver', () => {
   it('delivers each change of a due with its payload, in order, signed', async () => {

@@ -6,7 +6,8 @@ import { createHttpSender } from '../src/webhooks/sender.js';
 import { startWorkers } from '../src/workers/runner.js';
 import { webhookDispatcherJob } from '../src/workers/webhook-dispatcher.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
-import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from './helpers/https-receiver.js';
+import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
+import type { HttpsReceiver, ReceivedRequest } from './helpers/https-receiver.js';
 
 /**
  * Delivery to a real HTTPS receiver on 127.0.0.1 (self-signed certificate, trusted through an
@@ -19,18 +20,15 @@ const MINUTE = 60_000;
 
 let receiver: HttpsReceiver;
 let h: Harness;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  h = await startHarness({
+  ({ h, receiver, close } = await startHarnessWithReceiver({
     now: START,
-    webhookSender: createHttpSender({ timeoutMs: 1500, allowPrivateNetworks: true, ca: receiver.ca }),
-  });
+    senderTimeoutMs: 1500,
+  }));
 });
-afterAll(async () => {
-  await h?.close();
-  await receiver?.close();
-});
+afterAll(() => close?.());
 // Each test starts at START with an empty queue: what earlier tests left behind is not sent.
 beforeEach(async () => {
   receiver.requests.length = 0;

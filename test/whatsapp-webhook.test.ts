@@ -1,7 +1,8 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogChannel } from '../src/channels/log.js';
 import { type CallOptions, type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { whatsappMessagePayload, whatsappSignature, whatsappStatusPayload } from './helpers/whatsapp-inbound.js';
 
 const APP_SECRET = 'test-app-secret-0123456789';
 const VERIFY_TOKEN = 'verify-me-please';
@@ -23,52 +24,10 @@ function randomPhoneDigits(): string {
   return `916${String(randomBytes(4).readUInt32BE() % 1e9).padStart(9, '0')}`;
 }
 
-function sign(raw: string, secret = APP_SECRET): string {
-  return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
-}
-
-function messagePayload(from: string, text: string, id = `wamid.${randomBytes(8).toString('hex')}`) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA_ID',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '109876543210' },
-              contacts: [{ profile: { name: 'Someone' }, wa_id: from }],
-              messages: [{ from, id, timestamp: '1782880000', type: 'text', text: { body: text } }],
-            },
-          },
-        ],
-      },
-    ],
-  };
-}
-
-function statusPayload(statuses: { id: string; status: string; errors?: unknown[] }[]) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA_ID',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '109876543210' },
-              statuses: statuses.map((s) => ({ recipient_id: '919999999999', timestamp: '1782880000', ...s })),
-            },
-          },
-        ],
-      },
-    ],
-  };
-}
+const sign = (raw: string, secret = APP_SECRET) => whatsappSignature(raw, secret);
+const messagePayload = (from: string, text: string, id?: string) =>
+  whatsappMessagePayload(from, text, { name: 'Someone', ...(id !== undefined && { id }) });
+const statusPayload = whatsappStatusPayload;
 
 async function post(payload: unknown, options: { signature?: string | null; raw?: string } = {}) {
   const raw = options.raw ?? JSON.stringify(payload);

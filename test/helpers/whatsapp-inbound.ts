@@ -3,9 +3,51 @@ import { expect } from 'vitest';
 import type { Harness } from './harness.js';
 
 /**
- * A chat message from `from` delivered as WhatsApp does: the Cloud API's webhook body, signed with
- * the app secret (X-Hub-Signature-256), posted to /channels/whatsapp/webhook. The harness must be
- * started with WHATSAPP_APP_SECRET set to `appSecret`.
+ * WhatsApp Cloud API webhooks as Meta sends them, for the tests that drive the chat channel over
+ * HTTP: the body shapes, the X-Hub-Signature-256 signature (HMAC-SHA256 of the raw body keyed with
+ * the app secret), and a helper that posts one signed message.
+ */
+
+const METADATA = { display_phone_number: '15550001111', phone_number_id: '109876543210' };
+
+/** The webhook envelope around one change of the `messages` field. */
+function envelope(value: Record<string, unknown>) {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', ...value } }] }],
+  };
+}
+
+/** A text message from `from` (digits with the country code). */
+export function whatsappMessagePayload(
+  from: string,
+  text: string,
+  options: { id?: string; name?: string; timestamp?: string } = {},
+) {
+  const { id = `wamid.${randomBytes(8).toString('hex')}`, name, timestamp = '1782880000' } = options;
+  return envelope({
+    metadata: METADATA,
+    ...(name !== undefined && { contacts: [{ profile: { name }, wa_id: from }] }),
+    messages: [{ from, id, timestamp, type: 'text', text: { body: text } }],
+  });
+}
+
+/** Delivery status updates of messages we sent. */
+export function whatsappStatusPayload(statuses: { id: string; status: string; errors?: unknown[] }[]) {
+  return envelope({
+    metadata: METADATA,
+    statuses: statuses.map((s) => ({ recipient_id: '919999999999', timestamp: '1782880000', ...s })),
+  });
+}
+
+/** X-Hub-Signature-256 of a raw body. */
+export function whatsappSignature(raw: string, appSecret: string): string {
+  return `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}`;
+}
+
+/**
+ * A chat message from `from` delivered as WhatsApp does, posted to /channels/whatsapp/webhook. The
+ * harness must be started with WHATSAPP_APP_SECRET set to `appSecret`.
  */
 export async function sendWhatsAppMessage(
   h: Harness,
@@ -14,28 +56,10 @@ export async function sendWhatsAppMessage(
   text: string,
   id = `wamid.${randomBytes(8).toString('hex')}`,
 ): Promise<void> {
-  const raw = JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA_ID',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '109876543210' },
-              messages: [{ from, id, timestamp: '1900000000', type: 'text', text: { body: text } }],
-            },
-          },
-        ],
-      },
-    ],
-  });
-  const signature = `sha256=${createHmac('sha256', appSecret).update(raw).digest('hex')}`;
+  const raw = JSON.stringify(whatsappMessagePayload(from, text, { id, timestamp: '1900000000' }));
   const res = await h.request('POST', '/channels/whatsapp/webhook', {
     payload: raw,
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': whatsappSignature(raw, appSecret) },
   });
   expect(res.status).toBe(200);
 }

@@ -36,6 +36,62 @@ interface Job {
   reject: (error: Error) => void;
 }
 
+/** What a thread posts back: rows as arrays under `columns`, as JSON when JSON holds them exactly. */
+interface ThreadAnswer {
+  id: number;
+  started?: true;
+  columns?: string[];
+  json?: string;
+  rows?: unknown[][];
+  error?: { message: string };
+}
+
+/** Builds one row object from its values, per list of column names (a statement's shape). */
+type RowMaker = (values: unknown[]) => Record<string, unknown>;
+const rowMakers = new Map<string, RowMaker>();
+
+/**
+ * A function whose object literal names every column: objects of one statement then share one
+ * shape, built ~5x faster than by adding each column in a loop (measured on a page of 200 dues,
+ * where the loop cost the event loop more than the JSON.parse). A later column of the same
+ * name wins, as in better-sqlite3. The names go in as JSON string literals; `__proto__`, which a
+ * literal would take for the prototype, is left to the loop.
+ */
+function rowMaker(columns: string[]): RowMaker {
+  const key = columns.join('\u0000');
+  let make = rowMakers.get(key);
+  if (!make) {
+    if (columns.includes('__proto__')) {
+      make = (values) => {
+        const row: Record<string, unknown> = {};
+        for (let c = 0; c < columns.length; c++)
+          Object.defineProperty(row, columns[c] as string, {
+            value: values[c],
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        return row;
+      };
+    } else {
+      // The source holds only JSON string literals and indexes.
+      make = new Function(
+        'v',
+        `return {${columns.map((c, i) => `${JSON.stringify(c)}: v[${i}]`).join(', ')}};`,
+      ) as RowMaker;
+    }
+    if (rowMakers.size >= 1000) rowMakers.delete(rowMakers.keys().next().value as string);
+    rowMakers.set(key, make);
+  }
+  return make;
+}
+
+/** The rows as objects keyed by column name. */
+function rowsOf(answer: ThreadAnswer): Record<string, unknown>[] {
+  const arrays = answer.json === undefined ? (answer.rows ?? []) : (JSON.parse(answer.json) as unknown[][]);
+  return arrays.map(rowMaker(answer.columns ?? []));
+}
+
 interface Thread {
   worker: Worker;
   busy: Job | undefined;
@@ -49,6 +105,15 @@ export interface ReadHold {
   onStarted?: () => void;
 }
 
+/**
+ * How much of the database file each read thread maps (PRAGMA mmap_size; SQLite caps it at its
+ * build's limit, 2 GiB by default). Address space only: the pages are the OS's page cache, shared.
+ * The cost of the mapping: a disk that fails a read of a mapped page stops the process (SIGBUS)
+ * where a read() would have failed the one statement; the file never shrinks under it (no
+ * auto_vacuum, no VACUUM in the service), the other way a mapping fails.
+ */
+const READ_MMAP_BYTES = 2 ** 31;
+
 export class ReadPool {
   readonly #threads: Thread[] = [];
   readonly #queue: Job[] = [];
@@ -59,16 +124,17 @@ export class ReadPool {
     file: string,
     threads: number,
     private readonly hold?: ReadHold,
+    mmapBytes = READ_MMAP_BYTES,
   ) {
     for (let i = 0; i < threads; i++) {
       const worker = new Worker(new URL('./read-worker.mjs', import.meta.url), {
-        workerData: { file, hold: hold?.buffer },
+        workerData: { file, hold: hold?.buffer, mmapBytes },
         // Plain JavaScript: no loader of the parent's (tsx), whose module hooks a blocked thread
         // was seen to hold up for the other threads as they started.
         execArgv: [],
       });
       const thread: Thread = { worker, busy: undefined };
-      worker.on('message', (message: { id: number; started?: true; rows?: unknown[]; error?: { message: string } }) => {
+      worker.on('message', (message: ThreadAnswer) => {
         if (message.started) {
           this.hold?.onStarted?.();
           return;
@@ -79,7 +145,7 @@ export class ReadPool {
         worker.unref();
         if (job && job.id === message.id) {
           if (message.error) job.reject(Object.assign(new Error(message.error.message), message.error));
-          else job.resolve(message.rows ?? []);
+          else job.resolve(rowsOf(message));
         }
         this.#dispatch();
       });

@@ -9,7 +9,9 @@ import { loadConfig } from '../src/config.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { migrate, openStore, type Store } from '../src/db/store.js';
 import { ManualClock } from '../src/lib/clock.js';
+import { localDate } from '../src/lib/dates.js';
 import { uuidv7 } from '../src/lib/ids.js';
+import { paymentScore } from '../src/lib/payment-score.js';
 import { createServices } from '../src/services.js';
 import { STORE } from './helpers/harness.js';
 
@@ -49,6 +51,28 @@ async function emptyStore(): Promise<{ store: Store; drop: () => Promise<void> }
   };
 }
 
+/** A business row as the migrations of its time would find it (Kolkata, INR, English). */
+function insertBusiness(db: Store['db'], id: string, name: string, phone: string, at: string) {
+  return db
+    .insertInto('businesses')
+    .values({
+      id,
+      name,
+      phone,
+      plan: 'business',
+      plan_expires_at: '2031-01-01T00:00:00.000Z',
+      currency: 'INR',
+      language: 'en',
+      timezone: 'Asia/Kolkata',
+      country: 'IN',
+      upi_id: null,
+      reminders_paused: 0,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+}
+
 describe('migration 2026-11-21T05-00_contact-name-terms', () => {
   // Creating a database of its own can take seconds on a busy PostgreSQL server.
   it('backfills the name terms of existing contacts, across several pages', { timeout: 30_000 }, async () => {
@@ -62,24 +86,7 @@ describe('migration 2026-11-21T05-00_contact-name-terms', () => {
       const now = new Date('2030-03-10T06:00:00.000Z');
       const at = now.toISOString();
       const businessId = uuidv7(now.getTime());
-      await db
-        .insertInto('businesses')
-        .values({
-          id: businessId,
-          name: 'Backfill Traders',
-          phone: '919800000001',
-          plan: 'business',
-          plan_expires_at: '2031-01-01T00:00:00.000Z',
-          currency: 'INR',
-          language: 'en',
-          timezone: 'Asia/Kolkata',
-          country: 'IN',
-          upi_id: null,
-          reminders_paused: 0,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
+      await insertBusiness(db, businessId, 'Backfill Traders', '919800000001', at);
       await db
         .insertInto('business_totals')
         .values({
@@ -158,24 +165,7 @@ describe('migration 2026-11-24T07-00_sequences', () => {
       const at = now.toISOString();
       const businessId = uuidv7(now.getTime());
       const contactId = uuidv7(now.getTime() + 1);
-      await db
-        .insertInto('businesses')
-        .values({
-          id: businessId,
-          name: 'Aging Traders',
-          phone: '919800000002',
-          plan: 'business',
-          plan_expires_at: '2031-01-01T00:00:00.000Z',
-          currency: 'INR',
-          language: 'en',
-          timezone: 'Asia/Kolkata',
-          country: 'IN',
-          upi_id: null,
-          reminders_paused: 0,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
+      await insertBusiness(db, businessId, 'Aging Traders', '919800000002', at);
       await db
         .insertInto('contacts')
         .values({
@@ -257,6 +247,102 @@ describe('migration 2026-11-24T07-00_sequences', () => {
         d90_plus: { count: 1, paise: 4000 },
       });
       expect((await services.contacts.get(business, contactId)).contact.reminders_paused).toBe(0);
+    } finally {
+      await drop();
+    }
+  });
+});
+
+describe('migration 2026-11-25T02-00_contact-scores', () => {
+  it('backfills each contact’s payment score sums from the paid dues already stored', { timeout: 30_000 }, async () => {
+    const { store, drop } = await emptyStore();
+    try {
+      const { db } = store;
+      const before = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      expect((await before.migrateTo('2026-11-24T12-00_contact-name-fts')).error).toBeUndefined();
+
+      const now = new Date('2030-03-10T06:00:00.000Z');
+      const at = now.toISOString();
+      const businessId = uuidv7(now.getTime());
+      const contactIds = [uuidv7(now.getTime() + 1), uuidv7(now.getTime() + 2)];
+      await insertBusiness(db, businessId, 'Score Traders', '919800000003', at);
+      await db
+        .insertInto('contacts')
+        .values(
+          contactIds.map((id, i) => ({
+            id,
+            business_id: businessId,
+            name: `Scored Buyer ${i}`,
+            name_key: `scored buyer ${i}`,
+            phone: null,
+            phone_rev: null,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .execute();
+      // contact, due date, amount, paid at (null: open), promised date
+      const dues: [number, string, number, string | null, string | null][] = [
+        [0, '2030-01-01', 3000, '2030-02-20T05:00:00.000Z', '2030-01-15'], // 50 days late, promise broken
+        [0, '2029-06-01', 4000, '2029-06-01T20:00:00.000Z', null], // paid the next day, Kolkata time
+        [0, '2030-02-01', 2000, null, null], // open and overdue
+        [0, '2030-04-01', 1000, '2030-03-01T05:00:00.000Z', null], // paid before its date
+        [1, '2030-03-20', 5000, null, null], // open, not yet due: no history
+      ];
+      await db
+        .insertInto('transactions')
+        .values(
+          dues.map(([contact, dueDate, amount, paidAt, promised], i) => ({
+            id: uuidv7(now.getTime() + 10 + i),
+            business_id: businessId,
+            contact_id: contactIds[contact] as string,
+            amount_paise: amount,
+            amount_paid_paise: paidAt === null ? 0 : amount,
+            currency: 'INR',
+            status: paidAt === null ? (dueDate < '2030-03-10' ? 'overdue' : 'pending') : 'paid',
+            open: paidAt === null ? 1 : 0,
+            direction: 'receivable',
+            due_date: dueDate,
+            paid_at: paidAt,
+            utr: null,
+            payment_method: null,
+            invoice_number: null,
+            notes: null,
+            reminder_count: 0,
+            claim_count: 0,
+            pay_token: `token-${i}-${randomBytes(8).toString('hex')}`,
+            created_at: at,
+            updated_at: at,
+            promise_date: promised,
+          })),
+        )
+        .execute();
+
+      expect(await migrate(db)).toContain('2026-11-25T02-00_contact-scores');
+
+      const sums = await db.selectFrom('contact_scores').selectAll().execute();
+      expect(sums.map((r) => [r.contact_id, r.terms])).toEqual([[contactIds[0], 4]]);
+      const services = createServices({
+        store,
+        clock: new ManualClock(now),
+        config: loadConfig({}, { dataDir: '', databaseUrl: undefined }),
+      });
+      const business = await services.businesses.get(businessId);
+      const today = '2030-03-10';
+      const expected = paymentScore(
+        dues
+          .filter(([contact]) => contact === 0)
+          .map(([, dueDate, amount, paidAt, promised]) => ({
+            amountPaise: amount,
+            dueDate,
+            paidDate: paidAt === null ? null : localDate('Asia/Kolkata', new Date(paidAt)),
+            promiseDate: promised,
+          })),
+        today,
+      );
+      expect(expected).toBeLessThan(80);
+      expect((await services.contacts.get(business, contactIds[0] as string)).standing.paymentScore).toBe(expected);
+      expect((await services.contacts.get(business, contactIds[1] as string)).standing.paymentScore).toBe(100);
     } finally {
       await drop();
     }

@@ -27,6 +27,17 @@ async function stored(id: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** The stored running totals, summed over the business's rows (one per shard on PostgreSQL). */
+async function storedTotals(businessId: string) {
+  const columns = ['pending_count', 'pending_paise', 'overdue_count', 'overdue_paise', 'paid_count'] as const;
+  const rows = await h.store.db
+    .selectFrom('business_totals')
+    .select(columns)
+    .where('business_id', '=', businessId)
+    .execute();
+  return Object.fromEntries(columns.map((c) => [c, rows.reduce((sum, r) => sum + Number(r[c]), 0)]));
+}
+
 async function expectSummaryMatchesList(biz: TestBusiness) {
   const s = (await biz.get('/v1/summary')).body.data;
   for (const status of ['pending', 'overdue', 'paid'] as const) {
@@ -51,12 +62,12 @@ describe('overdue sweeper', () => {
     expect((await stored(yesterday.id)).status).toBe('overdue');
     expect(await stored(today.id)).toEqual({ status: 'pending', updated_at: today.updated_at });
     expect((await biz.get('/v1/summary')).body).toEqual(summaryBefore);
-    const totals = await h.store.db
-      .selectFrom('business_totals')
-      .selectAll()
-      .where('business_id', '=', biz.business.id)
-      .executeTakeFirstOrThrow();
-    expect(totals).toMatchObject({ pending_count: 1, pending_paise: 700, overdue_count: 2, overdue_paise: 800 });
+    expect(await storedTotals(biz.business.id)).toMatchObject({
+      pending_count: 1,
+      pending_paise: 700,
+      overdue_count: 2,
+      overdue_paise: 800,
+    });
     await expectSummaryMatchesList(biz);
     // A second run has nothing left to do for this business.
     await job.runOnce(signal);
@@ -122,12 +133,10 @@ describe('overdue sweeper', () => {
     expect(s.paid.count).toBe(10);
     expect(s.overdue).toEqual({ count: 0, paise: 0 });
     expect(s.pending).toEqual({ count: 0, paise: 0 });
-    const totals = await h.store.db
-      .selectFrom('business_totals')
-      .selectAll()
-      .where('business_id', '=', biz.business.id)
-      .executeTakeFirstOrThrow();
-    expect(totals).toMatchObject({ pending_count: 0, overdue_count: 0, paid_count: 10 });
+    expect(await storedTotals(biz.business.id)).toMatchObject({ pending_count: 0, overdue_count: 0, paid_count: 10 });
+    // On PostgreSQL a mark-paid after the last sweep may leave the day's rows on two shards
+    // (summing to nothing): the next sweep folds them away (totals/aggregates.ts).
+    await job.runOnce(signal);
     const leftover = await h.store.db
       .selectFrom('pending_by_day')
       .selectAll()

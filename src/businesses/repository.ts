@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { isPostgres, precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
 import type { KeyListing } from './keys.js';
@@ -124,8 +124,12 @@ export function insertTotals(db: Executor, businessId: string) {
     .execute();
 }
 
-const dataVersionQuery = precompiled<{ businessId: string }, { data_version: number }>((db, arg) =>
-  db.selectFrom('business_totals').select('data_version').where('business_id', '=', arg('businessId')),
+// Summed over the business's shards of totals (PostgreSQL, totals/aggregates.ts): each only grows.
+const dataVersionQuery = precompiled<{ businessId: string }, { data_version: number | string | null }>((db, arg) =>
+  db
+    .selectFrom('business_totals')
+    .select(sql<number | string | null>`sum(data_version)`.as('data_version'))
+    .where('business_id', '=', arg('businessId')),
 );
 
 /**

@@ -15,7 +15,12 @@ export function presentContact(row: ContactRow, standing: Pick<ContactStanding, 
 
 export function presentContactWithBalances(row: ContactRow, s: ContactStanding): ContactWithBalancesResponse {
   return {
-    ...presentContact(row, s),
+    id: row.id,
+    name: row.name,
+    phone: row.phone,
+    risk_flag: s.riskFlag,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
     payment_score: s.paymentScore,
     outstanding_paise: s.outstandingPaise,
     pending_count: s.pendingCount,

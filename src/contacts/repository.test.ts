@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { planStore } from '../db/sqlite/plans.test-support.js';
 import {
   type ContactRow,
-  contactBalances,
+  contactStandings,
   countContacts,
+  duesForScore,
   findContactWithStanding,
   listContacts,
-  recentDuesForScore,
   trigramsNarrow,
 } from './repository.js';
 
@@ -22,9 +22,9 @@ describe('contact standing query plans (SQLite)', () => {
   const contact = '01959c4e-0000-7000-8000-000000000002';
 
   for (const [name, run] of [
-    ['one contact with its standing', () => findContactWithStanding(db, business, contact, '2026-11-24', 200)],
-    ['balances', () => contactBalances(db, business, [contact], '2026-11-24')],
-    ['recent dues', () => recentDuesForScore(db, business, [contact], 200)],
+    ['one contact with its standing', () => findContactWithStanding(db, business, contact, '2026-11-24')],
+    ['standings', () => contactStandings(db, business, [contact], '2026-11-24')],
+    ['dues for the score', () => duesForScore(db, business, [contact])],
   ] as const) {
     it(`reads ${name} through the contact's index`, async () => {
       const plan = await planOf(run);

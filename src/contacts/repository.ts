@@ -1,6 +1,7 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
+import { readTotalsColumn } from '../totals/aggregates.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 
@@ -112,12 +113,7 @@ export async function trigramsNarrow(db: Executor, businessId: string, search: s
   // NUL ends an FTS5 query string (a syntax error): the scan answers such a text (refused at the
   // API's edge anyway, PRODUCT part 16).
   if (isPostgres(db) || [...search].length < TRIGRAM || search.includes('\u0000')) return false;
-  const totals = await db
-    .selectFrom('business_totals')
-    .select('contact_count')
-    .where('business_id', '=', businessId)
-    .executeTakeFirst();
-  const enough = Math.floor((totals?.contact_count ?? 0) / NAMES_PER_MATCH);
+  const enough = Math.floor((await readTotalsColumn(db, businessId, 'contact_count')) / NAMES_PER_MATCH);
   if (enough === 0) return false;
   const probe = await sql<{ n: number }>`select count(*) as n from (
       select 1 from contacts_name_fts where contacts_name_fts match ${trigramPhrase(search)} limit ${enough}
@@ -225,58 +221,91 @@ export interface ContactBalanceRow {
   oldest_overdue_date: string | null;
 }
 
-/**
- * Balances of some contacts (outstanding sums what is still owed: amounts less payments; deleted
- * dues, open = -1, are left out), with SPEC part 2's read rule: an open due is overdue once its date is
- * before `today`, whatever its stored status.
- */
-export function contactBalances(db: Executor, businessId: string, contactIds: string[], today: string) {
-  return (
-    db
-      .selectFrom('transactions')
-      .select([
-        'contact_id',
-        sql<number>`count(*)`.as('total_transactions'),
-        sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
-          'outstanding_paise',
-        ),
-        sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as(
-          'pending_count',
-        ),
-        sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
-        sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
-      ])
-      .where('business_id', '=', businessId)
-      .where('contact_id', 'in', contactIds)
-      // Off the index: SQLite (no statistics) otherwise walked every due of the business through
-      // (business_id, open) instead of the contacts' own (19 s at 1M dues).
-      .where(offIndex(db, 'open'), '>=', 0)
-      .groupBy('contact_id')
-      .execute() as Promise<ContactBalanceRow[]>
-  );
+/** What a contact's payment score is computed from at a read (lib/payment-score.ts ScoreParts). */
+export interface ContactScoreColumns {
+  /**
+   * [open, amount_paise, due_date, paid_at, promise_date] of the dues the score reads from rows: the
+   * open dues past their date or with a broken promise, and the paid dues dated after today. JSON
+   * (text on SQLite), or null when none (PostgreSQL).
+   */
+  scored_dues: string | ScoredDueJson[] | null;
+  /** the contact's kept sums (contact_scores); null when none of its dues was ever paid */
+  epoch_day: number | null;
+  weighted: number | null;
+  weights: number | null;
+  terms: number | null;
 }
 
-/** The most recent dues of some contacts (by due date), enough to score their payment behaviour. */
-export function recentDuesForScore(db: Executor, businessId: string, contactIds: string[], perContact: number) {
+export type ScoredDueJson = [number, number, string, string | null, string | null];
+
+export type ContactStandingRow = ContactBalanceRow & ContactScoreColumns;
+
+/**
+ * The aggregate columns of a contact's standing over its dues (deleted dues, open = -1, left
+ * out), with SPEC part 2's read rule: an open due is overdue once its date is before `today`,
+ * whatever its stored status. Outstanding sums what is still owed (amounts less payments). For
+ * the score (issue 18; paid dues are kept summed in contact_scores), the dues it still reads from
+ * rows: the open dues that score today (past their date, or with a broken promise), and the paid
+ * dues dated after today, whose kept terms the read corrects (lib/payment-score.ts). So a read
+ * costs the contact's open overdue dues, not its history. (Summing their terms in SQL instead was
+ * measured: SQLite re-parsed the dates at each of the curve's ~20 uses, 2x this statement.)
+ * `today` is a value or a precompiled stand-in.
+ */
+function standingAggregates(db: Executor, today: unknown) {
+  const scored = sql`(open = 1 and (due_date < ${today} or promise_date < ${today})) or (open = 0 and due_date > ${today})`;
+  const scoredJson = isPostgres(db)
+    ? sql`json_agg(json_build_array(open, amount_paise, due_date, paid_at, promise_date)) filter (where ${scored})`
+    : sql`json_group_array(json_array(open, amount_paise, due_date, paid_at, promise_date)) filter (where ${scored})`;
+  return [
+    sql<number>`count(*)`.as('total_transactions'),
+    sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
+      'outstanding_paise',
+    ),
+    sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),
+    sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
+    sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
+    scoredJson.as('scored_dues'),
+  ] as const;
+}
+
+/**
+ * Standings of some contacts (those with dues): the balances, the score's open part and the
+ * contact's kept score sums, in one statement.
+ */
+export function contactStandings(
+  db: Executor,
+  businessId: string,
+  contactIds: string[],
+  today: string,
+): Promise<ContactStandingRow[]> {
   return db
     .selectFrom((eb) =>
       eb
         .selectFrom('transactions')
-        .select([
-          'contact_id',
-          'amount_paise',
-          'due_date',
-          'paid_at',
-          'promise_date',
-          sql<number>`row_number() over (partition by contact_id order by due_date desc, created_at desc)`.as('rn'),
-        ])
+        .select('contact_id')
+        .select(standingAggregates(db, today))
         .where('business_id', '=', businessId)
         .where('contact_id', 'in', contactIds)
+        // Off the index: SQLite (no statistics) otherwise walked every due of the business through
+        // (business_id, open) instead of the contacts' own (19 s at 1M dues).
         .where(offIndex(db, 'open'), '>=', 0)
-        .as('d'),
+        .groupBy('contact_id')
+        .as('b'),
     )
+    .leftJoin('contact_scores as s', 's.contact_id', 'b.contact_id')
+    .selectAll('b')
+    .select(['s.epoch_day', 's.weighted', 's.weights', 's.terms'])
+    .execute() as Promise<ContactStandingRow[]>;
+}
+
+/** Every due of some contacts (not deleted), as the score reads them: when the kept sums cannot tell. */
+export function duesForScore(db: Executor, businessId: string, contactIds: string[]) {
+  return db
+    .selectFrom('transactions')
     .select(['contact_id', 'amount_paise', 'due_date', 'paid_at', 'promise_date'])
-    .where('rn', '<=', perContact)
+    .where('business_id', '=', businessId)
+    .where('contact_id', 'in', contactIds)
+    .where(offIndex(db, 'open'), '>=', 0)
     .execute();
 }
 
@@ -312,88 +341,55 @@ export function listReplies(db: Executor, contactId: string, limit: number) {
 
 export type ReplyRow = Awaited<ReturnType<typeof listReplies>>[number];
 
-/** A contact with its balances and its most recent dues (for the score), read in one statement. */
+/** A contact with what its standing is computed from (contactStandings for one contact). */
 export type ContactWithStandingRow = ContactRow &
-  Partial<Omit<ContactBalanceRow, 'contact_id'>> & {
-    /** [amount_paise, due_date, paid_at, promise_date] of its most recent dues: a JSON array (text on SQLite) */
-    recent_dues: string | [number, string, string | null, string | null][] | null;
-  };
+  Partial<Omit<ContactBalanceRow, 'contact_id'>> &
+  Partial<ContactScoreColumns>;
 
-const contactWithStandingQuery = precompiled<
-  { businessId: string; id: string; today: string; recent: number },
-  ContactWithStandingRow
->((db, arg) => {
-  const recentJson = isPostgres(db)
-    ? sql`json_agg(json_build_array(r.amount_paise, r.due_date, r.paid_at, r.promise_date))`
-    : sql`json_group_array(json_array(r.amount_paise, r.due_date, r.paid_at, r.promise_date))`;
-  return db
-    .selectFrom('contacts as c')
-    .leftJoin(
-      (eb) =>
-        eb
-          .selectFrom('transactions')
-          .select([
-            'contact_id',
-            sql<number>`count(*)`.as('total_transactions'),
-            sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
-              'outstanding_paise',
-            ),
-            sql<number>`coalesce(sum(case when open = 1 and due_date >= ${arg('today')} then 1 else 0 end), 0)`.as(
-              'pending_count',
-            ),
-            sql<number>`coalesce(sum(case when open = 1 and due_date < ${arg('today')} then 1 else 0 end), 0)`.as(
-              'overdue_count',
-            ),
-            sql<string | null>`min(case when open = 1 and due_date < ${arg('today')} then due_date end)`.as(
-              'oldest_overdue_date',
-            ),
-          ])
-          .where('business_id', '=', arg('businessId'))
-          .where('contact_id', '=', arg('id'))
-          .where(offIndex(db, 'open'), '>=', 0)
-          .groupBy('contact_id')
-          .as('b'),
-      (join) => join.onRef('b.contact_id', '=', 'c.id'),
-    )
-    .selectAll('c')
-    .select([
-      'b.total_transactions',
-      'b.outstanding_paise',
-      'b.pending_count',
-      'b.overdue_count',
-      'b.oldest_overdue_date',
-    ])
-    .select((eb) =>
-      eb
-        .selectFrom(
+const contactWithStandingQuery = precompiled<{ businessId: string; id: string; today: string }, ContactWithStandingRow>(
+  (db, arg) =>
+    db
+      .selectFrom('contacts as c')
+      .leftJoin(
+        (eb) =>
           eb
             .selectFrom('transactions')
-            .select(['amount_paise', 'due_date', 'paid_at', 'promise_date'])
+            .select('contact_id')
+            .select(standingAggregates(db, arg('today')))
             .where('business_id', '=', arg('businessId'))
             .where('contact_id', '=', arg('id'))
             .where(offIndex(db, 'open'), '>=', 0)
-            .orderBy('due_date', 'desc')
-            .orderBy('created_at', 'desc')
-            .limit(arg('recent'))
-            .as('r'),
-        )
-        .select(recentJson.as('j'))
-        .as('recent_dues'),
-    )
-    .where('c.business_id', '=', arg('businessId'))
-    .where('c.id', '=', arg('id')) as never;
-});
+            .groupBy('contact_id')
+            .as('b'),
+        (join) => join.onRef('b.contact_id', '=', 'c.id'),
+      )
+      .leftJoin('contact_scores as s', 's.contact_id', 'c.id')
+      .selectAll('c')
+      .select([
+        'b.total_transactions',
+        'b.outstanding_paise',
+        'b.pending_count',
+        'b.overdue_count',
+        'b.oldest_overdue_date',
+        'b.scored_dues',
+        's.epoch_day',
+        's.weighted',
+        's.weights',
+        's.terms',
+      ])
+      .where('c.business_id', '=', arg('businessId'))
+      .where('c.id', '=', arg('id')) as never,
+);
 
 /**
- * One contact of the business with what its standing is computed from (contactBalances and
- * recentDuesForScore for one contact), in one statement: GET /v1/contacts/{id} is one round trip.
+ * One contact of the business with what its standing is computed from (contactStandings for one
+ * contact), in one statement: GET /v1/contacts/{id} is one round trip.
  */
 export async function findContactWithStanding(
   db: Executor,
   businessId: string,
   id: string,
   today: string,
-  recent: number,
 ): Promise<ContactWithStandingRow | undefined> {
-  return (await contactWithStandingQuery(db, { businessId, id, today, recent }))[0];
+  return (await contactWithStandingQuery(db, { businessId, id, today }))[0];
 }

@@ -7,15 +7,15 @@ import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type ScoredDue } from '../lib/payment-score.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
-import { addContact } from '../totals/aggregates.js';
+import { addContact, readTotalsColumn } from '../totals/aggregates.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
-import { paymentScore, type RiskFlag, riskFlag, type ScoredDue } from './score.js';
 
 export interface ContactStanding {
   paymentScore: number;
@@ -25,9 +25,6 @@ export interface ContactStanding {
   overdueCount: number;
   totalTransactions: number;
 }
-
-/** How many of a contact's most recent dues feed its payment score: bounds the cost of a read. */
-const SCORED_DUES_PER_CONTACT = 200;
 
 /** PRODUCT part 4: names are trimmed and unique per business, case-insensitively. */
 export function contactNameKey(name: string): string {
@@ -46,14 +43,6 @@ export function parsePhone(input: string, business: BusinessRow, field: string):
   const phone = normalisePhone(input, business.country);
   if (!phone) throw errors.invalid(field, `${field} is not a valid phone number`);
   return phone;
-}
-
-/** A recent due as the payment score reads it. */
-interface RecentDue {
-  amount_paise: number;
-  due_date: string;
-  paid_at: string | null;
-  promise_date: string | null;
 }
 
 /** Where the long reads run (the store's read threads) and the per-business bound on them. */
@@ -213,10 +202,10 @@ export class ContactService {
     return repo.listReplies(this.deps.db, contact.id, limit);
   }
 
-  /** One statement (issue 26): the contact, its balances and its recent dues together. */
+  /** One statement (issue 26): the contact, its balances and what its score is computed from. */
   async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
     const today = localDate(business.timezone, this.deps.clock.now());
-    const row = await repo.findContactWithStanding(this.deps.db, business.id, id, today, SCORED_DUES_PER_CONTACT);
+    const row = await repo.findContactWithStanding(this.deps.db, business.id, id, today);
     if (!row) throw errors.notFound('contact');
     const {
       total_transactions,
@@ -224,31 +213,29 @@ export class ContactService {
       pending_count,
       overdue_count,
       oldest_overdue_date,
-      recent_dues,
+      scored_dues,
+      epoch_day,
+      weighted,
+      weights,
+      terms,
       ...contact
     } = row;
     if (total_transactions === undefined || total_transactions === null)
       return { contact, standing: NEW_CONTACT_STANDING };
-    const recent = (typeof recent_dues === 'string' ? JSON.parse(recent_dues) : (recent_dues ?? [])) as [
-      number,
-      string,
-      string | null,
-      string | null,
-    ][];
-    const dues = recent.map(([amount_paise, due_date, paid_at, promise_date]) => ({
-      amount_paise,
-      due_date,
-      paid_at,
-      promise_date,
-    }));
-    const balance = {
+    const standing = await this.standingOf(this.deps.db, business, today, {
+      contact_id: contact.id,
       total_transactions,
       outstanding_paise: outstanding_paise ?? 0,
       pending_count: pending_count ?? 0,
       overdue_count: overdue_count ?? 0,
       oldest_overdue_date: oldest_overdue_date ?? null,
-    };
-    return { contact, standing: this.standingOf(business, balance, dues, today) };
+      scored_dues: scored_dues ?? null,
+      epoch_day: epoch_day ?? null,
+      weighted: weighted ?? null,
+      weights: weights ?? null,
+      terms: terms ?? null,
+    });
+    return { contact, standing };
   }
 
   /**
@@ -362,47 +349,67 @@ export class ContactService {
     return (await this.standings(db, business, [contactId])).get(contactId) ?? NEW_CONTACT_STANDING;
   }
 
-  /** Balances, payment score and risk flag of some contacts, computed from their dues. */
+  /**
+   * Balances, payment score and risk flag of some contacts: one statement for their balances and
+   * the score's open part, with their kept score sums (issue 18: no walk over their paid dues).
+   */
   async standings(db: Executor, business: BusinessRow, contactIds: string[]): Promise<Map<string, ContactStanding>> {
     const result = new Map<string, ContactStanding>();
     if (contactIds.length === 0) return result;
-    const now = this.deps.clock.now();
-    const today = localDate(business.timezone, now);
-    const balances = await repo.contactBalances(db, business.id, contactIds, today);
-    const dues = await repo.recentDuesForScore(db, business.id, contactIds, SCORED_DUES_PER_CONTACT);
-    const duesByContact = new Map<string, RecentDue[]>();
-    for (const d of dues) {
-      let list = duesByContact.get(d.contact_id);
-      if (!list) {
-        list = [];
-        duesByContact.set(d.contact_id, list);
-      }
-      list.push(d);
-    }
-    for (const b of balances) {
-      result.set(b.contact_id, this.standingOf(business, b, duesByContact.get(b.contact_id) ?? [], today));
+    const today = localDate(business.timezone, this.deps.clock.now());
+    for (const row of await repo.contactStandings(db, business.id, contactIds, today)) {
+      result.set(row.contact_id, await this.standingOf(db, business, today, row));
     }
     return result;
   }
 
-  /** A contact's standing from its balances and its most recent dues. */
-  private standingOf(
+  /** A contact's standing from its balances and score parts (its dues, when the parts cannot tell). */
+  private async standingOf(
+    db: Executor,
     business: BusinessRow,
-    b: Omit<repo.ContactBalanceRow, 'contact_id'>,
-    dues: readonly RecentDue[],
     today: string,
-  ): ContactStanding {
-    const score = paymentScore(
-      dues.map(
-        (d): ScoredDue => ({
-          amountPaise: Number(d.amount_paise),
-          dueDate: d.due_date,
-          paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
-          promiseDate: d.promise_date,
-        }),
-      ),
+    b: repo.ContactStandingRow,
+  ): Promise<ContactStanding> {
+    const rows = (
+      typeof b.scored_dues === 'string' ? JSON.parse(b.scored_dues) : (b.scored_dues ?? [])
+    ) as repo.ScoredDueJson[];
+    const scored = (d: {
+      amount_paise: number;
+      due_date: string;
+      paid_at: string | null;
+      promise_date: string | null;
+    }) =>
+      ({
+        amountPaise: Number(d.amount_paise),
+        dueDate: d.due_date,
+        paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
+        promiseDate: d.promise_date,
+      }) satisfies ScoredDue;
+    const open: ScoredDue[] = [];
+    const paidAfterToday: ScoredDue[] = [];
+    for (const [isOpen, amount_paise, due_date, paid_at, promise_date] of rows) {
+      (isOpen === 1 ? open : paidAfterToday).push(scored({ amount_paise, due_date, paid_at, promise_date }));
+    }
+    let score = paymentScoreFromSums(
+      {
+        paid:
+          b.epoch_day === null || b.epoch_day === undefined
+            ? null
+            : {
+                epochDay: Number(b.epoch_day),
+                weighted: Number(b.weighted),
+                weights: Number(b.weights),
+                terms: Number(b.terms),
+              },
+        open,
+        paidAfterToday,
+      },
       today,
     );
+    if (score === null) {
+      // Rare (paid dues dated 15+ years after the others): from the rows, as paymentScore defines it.
+      score = paymentScore((await repo.duesForScore(db, business.id, [b.contact_id])).map(scored), today);
+    }
     const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
     return {
       paymentScore: score,
@@ -415,12 +422,7 @@ export class ContactService {
   }
 
   private async contactCount(businessId: string): Promise<number> {
-    const row = await this.deps.db
-      .selectFrom('business_totals')
-      .select('contact_count')
-      .where('business_id', '=', businessId)
-      .executeTakeFirst();
-    return row?.contact_count ?? 0;
+    return readTotalsColumn(this.deps.db, businessId, 'contact_count');
   }
 }
 

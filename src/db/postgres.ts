@@ -77,7 +77,7 @@ export function openPostgres(
 
 /**
  * The statement that asks for a NOTIFY (channel $1, payload $2) when the transaction it is sent
- * in commits: see deferNotifications. Outside a transaction it is an ordinary pg_notify.
+ * in commits: see wrapQueries. Outside a transaction it is sent at once, from the pool.
  */
 export const NOTIFY_AFTER_COMMIT = 'select pg_notify($1, $2) /* after commit */';
 
@@ -124,9 +124,11 @@ function wrapQueries(client: pg.PoolClient, notify: (channel: string, payload: s
     if (name !== undefined && typeof args[2] !== 'function') {
       return query({ name, text, values: args[1] as unknown[] | undefined });
     }
-    if (text === NOTIFY_AFTER_COMMIT && inTransaction && typeof args[2] !== 'function') {
+    if (text === NOTIFY_AFTER_COMMIT && typeof args[2] !== 'function') {
       const [channel, payload] = args[1] as [string, string];
-      pending.push([channel, payload]);
+      // Outside a transaction the statement before has committed already: sent now, by the pool.
+      if (inTransaction) pending.push([channel, payload]);
+      else notify(channel, payload);
       return Promise.resolve({ command: 'SELECT', rowCount: 1, rows: [{ pg_notify: '' }], fields: [] });
     }
     if (text === 'begin' || text.startsWith('start transaction')) {

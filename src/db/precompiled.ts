@@ -111,6 +111,18 @@ async function insertChunk(
   rows: readonly object[],
   opts: { ignoreConflictOn?: readonly string[] },
 ): Promise<number> {
+  const result = await db.executeQuery(compileInsert(db, table, columns, rows, opts));
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** The INSERT of `rows` (one statement: at most the bound-value limit), compiled once per shape. */
+function compileInsert(
+  db: Executor,
+  table: string,
+  columns: string[],
+  rows: readonly object[],
+  opts: { ignoreConflictOn?: readonly string[] },
+): CompiledQuery {
   const adapter = db.getExecutor().adapter.constructor;
   let byShape = inserts.get(adapter);
   if (!byShape) {
@@ -146,11 +158,56 @@ async function insertChunk(
       flat.push(value);
     }
   }
-  const result = await db.executeQuery(
-    CompiledQuery.raw(
-      compiled.sql,
-      compiled.slots.map((i) => flat[i]),
-    ),
+  return CompiledQuery.raw(
+    compiled.sql,
+    compiled.slots.map((i) => flat[i]),
   );
-  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * PostgreSQL: the INSERT of `rows` as a statement to send later with others (writeTogether), or
+ * undefined when there are none. Only as many rows as one statement takes (the bound-value limit).
+ */
+export function insertRowsQuery<T extends keyof Database & string>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): CompiledQuery | undefined {
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const columns = Object.keys(first);
+  if (rows.length * columns.length > INSERT_VALUES_MAX) throw new Error(`insertRowsQuery: too many ${table} rows`);
+  return compileInsert(db, table, columns, rows, {});
+}
+
+/** Distinct statements writeTogether has made named prepared statements of, and how many it may. */
+const together = new Set<string>();
+const TOGETHER_PREPARED_MAX = 64;
+
+/**
+ * PostgreSQL (issue 26): several writes whose results nobody reads, sent as ONE statement (one
+ * round trip) of data-modifying CTEs: `writes` in order, then `last`, itself a statement that may
+ * start with its own WITH list. All or nothing, like any statement; foreign keys between them
+ * are checked at its end, so a row may refer to one inserted by an earlier part.
+ */
+export async function writeTogether(db: Executor, writes: readonly CompiledQuery[], last: CompiledQuery) {
+  const parts: string[] = [];
+  const parameters: unknown[] = [];
+  const renumber = (q: CompiledQuery) => {
+    const offset = parameters.length;
+    parameters.push(...q.parameters);
+    return q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  };
+  writes.forEach((q, i) => {
+    parts.push(`w${i} as (${renumber(q)})`);
+  });
+  const tail = renumber(last);
+  const text = /^with\s/i.test(tail)
+    ? `with ${parts.join(', ')}, ${tail.replace(/^with\s+/i, '')}`
+    : `with ${parts.join(', ')} ${tail}`;
+  if (!together.has(text) && together.size < TOGETHER_PREPARED_MAX) {
+    together.add(text);
+    preparedStatement(text);
+  }
+  await db.executeQuery(CompiledQuery.raw(text, parameters));
 }

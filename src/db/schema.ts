@@ -51,6 +51,8 @@ export interface BusinessTotalsTable {
   contact_count: number;
   /** moves with every change to the business's dues or contacts (triggers; see its migration) */
   data_version: Generated<number>;
+  /** PostgreSQL only: which of the business's rows (totals/aggregates.ts SHARD); SQLite has one row */
+  shard: Generated<number>;
 }
 
 /** Stored-pending dues per due date: lets "pending but already past due" be summed without a scan. */
@@ -59,6 +61,8 @@ export interface PendingByDayTable {
   due_date: string;
   due_count: number;
   due_paise: number;
+  /** PostgreSQL only (see BusinessTotalsTable.shard) */
+  shard: Generated<number>;
 }
 
 /**
@@ -71,6 +75,8 @@ export interface OpenByDayTable {
   due_date: string;
   due_count: number;
   due_paise: number;
+  /** PostgreSQL only (see BusinessTotalsTable.shard) */
+  shard: Generated<number>;
 }
 
 export interface PaidByMonthTable {
@@ -78,6 +84,8 @@ export interface PaidByMonthTable {
   month: string;
   due_count: number;
   due_paise: number;
+  /** PostgreSQL only (see BusinessTotalsTable.shard) */
+  shard: Generated<number>;
 }
 
 export interface ContactTable {
@@ -93,6 +101,20 @@ export interface ContactTable {
   reminders_paused: Generated<number>;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * Issue 18: what a contact's paid dues add to its payment score, kept in the transaction that
+ * settles each due (lib/payment-score.ts PaidSums, contacts/score-sums.ts).
+ */
+export interface ContactScoreTable {
+  contact_id: string;
+  business_id: string;
+  /** day number (days since 1970-01-01) the sums are relative to: the latest date summed */
+  epoch_day: number;
+  weighted: number;
+  weights: number;
+  terms: number;
 }
 
 /** Words of contact names and their one-deletion variants: the fuzzy-search index (contacts/fuzzy.ts). */
@@ -368,6 +390,7 @@ export interface Database {
   buyer_replies: BuyerReplyTable;
   contacts: ContactTable;
   contact_name_terms: ContactNameTermTable;
+  contact_scores: ContactScoreTable;
   transactions: TransactionTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;

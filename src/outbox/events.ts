@@ -33,7 +33,18 @@ export async function recordEvent(trx: Executor, event: OutboxEvent): Promise<st
 /** Several events in one statement (a bulk import: one event per due, as if each were created alone). */
 export async function recordEvents(trx: Executor, events: readonly OutboxEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = events.map((event) => ({
+  const rows = eventRows(events);
+  await insertRows(trx, 'events', rows);
+  await signalOutbox(trx);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The outbox rows of `events`, for a writer that inserts them itself along with other rows in
+ * one statement (transactions/new-due.ts); it must then call signalOutbox in the same transaction.
+ */
+export function eventRows(events: readonly OutboxEvent[]) {
+  return events.map((event) => ({
     id: uuidv7(event.at.getTime()),
     business_id: event.businessId,
     type: event.type,
@@ -41,7 +52,4 @@ export async function recordEvents(trx: Executor, events: readonly OutboxEvent[]
     created_at: event.at.toISOString(),
     dispatched_at: null,
   }));
-  await insertRows(trx, 'events', rows);
-  await signalOutbox(trx);
-  return rows.map((r) => r.id);
 }

@@ -36,6 +36,16 @@ export async function scheduleForNewDues(
   dues: readonly Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>[],
   now: Date,
 ): Promise<void> {
+  // One statement for the whole sequence: creating a due stays one round trip for its reminders.
+  await insertRows(trx, 'reminders', remindersForNewDues(business, dues, now));
+}
+
+/** The reminder rows scheduleForNewDues inserts, for a writer that inserts them with other rows. */
+export function remindersForNewDues(
+  business: Pick<BusinessRow, 'timezone' | 'reminder_steps'>,
+  dues: readonly Pick<TransactionTable, 'id' | 'business_id' | 'contact_id' | 'due_date'>[],
+  now: Date,
+): ReminderTable[] {
   const at = now.toISOString();
   const rows: ReminderTable[] = [];
   // Dues of one date share their steps (an import's rows have few distinct dates): worked out once
@@ -77,8 +87,7 @@ export async function scheduleForNewDues(
       });
     }
   }
-  // One statement for the whole sequence: creating a due stays one round trip for its reminders.
-  await insertRows(trx, 'reminders', rows);
+  return rows;
 }
 
 /** Called inside mark-paid's transaction: nothing more goes out for a paid due. */

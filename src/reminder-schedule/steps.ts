@@ -1,4 +1,5 @@
-import { precompiled } from '../db/precompiled.js';
+import { type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 
 export type StepStatus = 'scheduled' | 'sent' | 'skipped' | 'cancelled';
@@ -36,20 +37,32 @@ export function stepView(row: {
   };
 }
 
-const sequenceQuery = precompiled<
-  { transactionId: string },
-  { template: string | null; scheduled_for: string; status: string; reason: string | null }
->((db, arg) =>
-  db
-    .selectFrom('reminders')
-    .select(['template', 'scheduled_for', 'status', 'reason'])
-    .where('transaction_id', '=', arg('transactionId'))
-    .where('kind', '=', 'automatic')
-    .orderBy('scheduled_for')
-    .orderBy('id'),
-);
+/**
+ * Issue 26: the steps of a due's sequence as one column of the due's own read (GET one due is one
+ * statement): a JSON array of [template, scheduled_for, status, reason], oldest first, or null
+ * when it has none. `transactions` is the due's table in the outer query. Timestamps are written
+ * as the API writes them (ISO 8601 UTC with milliseconds) on both stores.
+ */
+export function sequenceJson(db: Executor): RawBuilder<string | unknown[] | null> {
+  if (isPostgres(db)) {
+    return sql`(select json_agg(json_build_array(r.template,
+        to_char(r.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), r.status, r.reason)
+        order by r.scheduled_for, r.id)
+      from reminders r where r.transaction_id = transactions.id and r.kind = 'automatic')`;
+  }
+  return sql`(select json_group_array(json_array(r.template, r.scheduled_for, r.status, r.reason)
+        order by r.scheduled_for, r.id)
+      from reminders r where r.transaction_id = transactions.id and r.kind = 'automatic')`;
+}
 
-/** The steps of a due's sequence, oldest first (on every GET of a due: precompiled). */
-export async function sequenceOf(db: Executor, transactionId: string): Promise<SequenceStepView[]> {
-  return (await sequenceQuery(db, { transactionId })).map(stepView);
+/** The steps from sequenceJson's column. */
+export function sequenceFromJson(value: string | unknown[] | null): SequenceStepView[] {
+  if (value === null) return [];
+  const rows = (typeof value === 'string' ? JSON.parse(value) : value) as [
+    string | null,
+    string,
+    string,
+    string | null,
+  ][];
+  return rows.map(([template, scheduled_for, status, reason]) => stepView({ template, scheduled_for, status, reason }));
 }

@@ -1,6 +1,7 @@
-import { type OnConflictBuilder, sql } from 'kysely';
+import { CompiledQuery, type OnConflictBuilder, sql } from 'kysely';
+import { preparedStatement } from '../db/postgres.js';
 import { isPostgres, precompiled } from '../db/precompiled.js';
-import type { BusinessTotalsTable, Database, Executor } from '../db/schema.js';
+import type { Database, Executor } from '../db/schema.js';
 import { addDays } from '../lib/dates.js';
 
 /**
@@ -22,7 +23,142 @@ import { addDays } from '../lib/dates.js';
  * Every writer touches business_totals first, then pending_by_day, then open_by_day, then
  * paid_by_month: one lock order, so concurrent writers on PostgreSQL queue on the business's totals row instead of
  * deadlocking.
+ *
+ * PostgreSQL (issue 26): each of these tables holds up to 16 rows per key, its `shard`s (migration
+ * 2026-11-25T01-00), and a transaction writes all its deltas to its connection's shard in one
+ * statement (applyDeltas), so one business's concurrent writes do not queue on one row through
+ * each other's COMMIT. Readers sum the shards. A shard's counts may go below zero (a due created on
+ * one shard is paid on another): only the sums mean anything, and a shard's day row is deleted
+ * when both its count and paise are 0. SQLite (one writer at a time) keeps one row per key and
+ * the statements below the PostgreSQL branches.
  */
+
+/** A PostgreSQL transaction's shard: its connection's, the same expression as the data version's trigger. */
+const SHARD = 'pg_backend_pid() % 16';
+
+const TOTALS_COLUMNS = [
+  'pending_count',
+  'pending_paise',
+  'overdue_count',
+  'overdue_paise',
+  'paid_count',
+  'paid_paise',
+  'contact_count',
+] as const;
+type TotalsColumn = (typeof TOTALS_COLUMNS)[number];
+
+interface DayDelta {
+  dueDate: string;
+  count: number;
+  paise: number;
+}
+
+/** What one write adds to the aggregates (negative to take away). Days: each date at most once. */
+interface Deltas {
+  totals: Partial<Record<TotalsColumn, number>>;
+  pendingDays?: readonly DayDelta[];
+  openDays?: readonly DayDelta[];
+  paidMonth?: { month: string; count: number; paise: number };
+}
+
+const dayUpsert = (table: 'pending_by_day' | 'open_by_day', first: number) => `
+  insert into ${table} as d (business_id, shard, due_date, due_count, due_paise)
+  select totals.business_id, totals.shard, x.due_date, x.due_count, x.due_paise
+  from totals, unnest($${first}::date[], $${first + 1}::int[], $${first + 2}::bigint[]) as x(due_date, due_count, due_paise)
+  on conflict (business_id, due_date, shard)
+  do update set due_count = d.due_count + excluded.due_count, due_paise = d.due_paise + excluded.due_paise`;
+
+/**
+ * Every aggregate delta of a write in one statement, one text for every writer (a named prepared
+ * statement): the shard's totals row (made on first use), then the days' and the month's rows,
+ * which read the totals' output, so the totals row is always locked first.
+ */
+const APPLY_DELTAS = `with totals as (
+  insert into business_totals as t (business_id, shard, ${TOTALS_COLUMNS.join(', ')})
+  values ($1, ${SHARD}, ${TOTALS_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
+  on conflict (business_id, shard)
+  do update set ${TOTALS_COLUMNS.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')}
+  returning business_id, shard
+), pending_day as (${dayUpsert('pending_by_day', 9)}
+), open_day as (${dayUpsert('open_by_day', 12)}
+), paid_month as (
+  insert into paid_by_month as m (business_id, shard, month, due_count, due_paise)
+  select totals.business_id, totals.shard, $15::text, $16::int, $17::bigint from totals where $15::text is not null
+  on conflict (business_id, month, shard)
+  do update set due_count = m.due_count + excluded.due_count, due_paise = m.due_paise + excluded.due_paise
+)
+select 1`;
+
+/** The shard's day rows a write has emptied (count and paise both 0), deleted so range reads stay short. */
+const PRUNE_DAYS = `with pending_day as (
+  delete from pending_by_day where business_id = $1 and shard = ${SHARD} and due_date = any($2::date[])
+    and due_count = 0 and due_paise = 0
+)
+delete from open_by_day where business_id = $1 and shard = ${SHARD} and due_date = any($3::date[])
+  and due_count = 0 and due_paise = 0`;
+
+preparedStatement(APPLY_DELTAS);
+preparedStatement(PRUNE_DAYS);
+
+function deltasQuery(businessId: string, d: Deltas): CompiledQuery {
+  const days = (list: readonly DayDelta[] = []) => [
+    list.map((x) => x.dueDate),
+    list.map((x) => x.count),
+    list.map((x) => x.paise),
+  ];
+  return CompiledQuery.raw(APPLY_DELTAS, [
+    businessId,
+    ...TOTALS_COLUMNS.map((c) => d.totals[c] ?? 0),
+    ...days(d.pendingDays),
+    ...days(d.openDays),
+    d.paidMonth?.month ?? null,
+    d.paidMonth?.count ?? 0,
+    d.paidMonth?.paise ?? 0,
+  ]);
+}
+
+/** PostgreSQL: applies a write's deltas to its shard (one statement; two when a day may have emptied). */
+async function applyDeltas(db: Executor, businessId: string, d: Deltas): Promise<void> {
+  await db.executeQuery(deltasQuery(businessId, d));
+  const emptied = (list: readonly DayDelta[] = []) =>
+    list.filter((x) => x.count < 0 || x.paise < 0).map((x) => x.dueDate);
+  const pending = emptied(d.pendingDays);
+  const open = emptied(d.openDays);
+  if (pending.length > 0 || open.length > 0) {
+    await db.executeQuery(CompiledQuery.raw(PRUNE_DAYS, [businessId, pending, open]));
+  }
+}
+
+/**
+ * PostgreSQL, the sweeper: moves `count` dues worth `paise` of a past day from pending to overdue,
+ * and folds the day's pending rows of every shard into (at most) one row of this transaction's
+ * shard holding what is left: a past day is written by nothing but the sweeper from now on, so
+ * its rows would otherwise stay (summing to 0) and be read by every summary and sweep. Every
+ * deleted row is counted once (a concurrent fold skips the rows this one deleted), and the row
+ * left is merged into any that appeared meanwhile.
+ */
+const FOLD_PENDING_DAY = `with totals as (
+  insert into business_totals as t (business_id, shard, pending_count, pending_paise, overdue_count, overdue_paise)
+  values ($1, ${SHARD}, -$3::int, -$4::bigint, $3::int, $4::bigint)
+  on conflict (business_id, shard) do update set
+    pending_count = t.pending_count + excluded.pending_count, pending_paise = t.pending_paise + excluded.pending_paise,
+    overdue_count = t.overdue_count + excluded.overdue_count, overdue_paise = t.overdue_paise + excluded.overdue_paise
+  returning business_id, shard
+), folded as (
+  delete from pending_by_day p using totals
+  where p.business_id = totals.business_id and p.due_date = $2::date
+  returning p.due_count, p.due_paise
+), rest as (
+  select coalesce(sum(due_count), 0) - $3::int as due_count, coalesce(sum(due_paise), 0) - $4::bigint as due_paise
+  from folded
+)
+insert into pending_by_day as d (business_id, shard, due_date, due_count, due_paise)
+select totals.business_id, totals.shard, $2::date, rest.due_count, rest.due_paise from totals, rest
+where rest.due_count <> 0 or rest.due_paise <> 0
+on conflict (business_id, due_date, shard)
+do update set due_count = d.due_count + excluded.due_count, due_paise = d.due_paise + excluded.due_paise`;
+
+preparedStatement(FOLD_PENDING_DAY);
 
 const addToTotalsQuery = precompiled<{ businessId: string; paise: number }, never>((db, arg) =>
   db
@@ -84,45 +220,6 @@ async function changeOpenDay(db: Executor, businessId: string, dueDate: string, 
   }
 }
 
-/**
- * PostgreSQL: the totals, the pending day and the open day in one statement (issue 26), so that a
- * create holds its business's totals row for one statement and the COMMIT. Both days' upserts read
- * the totals UPDATE's output, so the totals row is locked before the days': the one lock order
- * every writer keeps.
- */
-const addPendingDueQuery = precompiled<{ businessId: string; dueDate: string; paise: number }, never>((db, arg) =>
-  db
-    .with('totals', (q) =>
-      q
-        .updateTable('business_totals')
-        .set({
-          pending_count: sql`pending_count + 1`,
-          pending_paise: sql`pending_paise + ${arg('paise')}`,
-        })
-        .where('business_id', '=', arg('businessId'))
-        .returning('business_id'),
-    )
-    .with('pending_day', (q) =>
-      q
-        .insertInto('pending_by_day')
-        .columns(DAY_COLUMNS)
-        .expression(newDueDay(arg('dueDate'), arg('paise')))
-        .onConflict(mergeDay('pending_by_day'))
-        .returning('business_id'),
-    )
-    .insertInto('open_by_day')
-    .columns(DAY_COLUMNS)
-    .expression(newDueDay(arg('dueDate'), arg('paise')))
-    .onConflict(mergeDay('open_by_day')),
-);
-
-const DAY_COLUMNS = ['business_id', 'due_date', 'due_count', 'due_paise'] as const;
-
-/** One new due on its date, as a per-day row read from the `totals` CTE's output (its lock first). */
-function newDueDay(dueDate: unknown, paise: unknown) {
-  return sql`select totals.business_id, cast(${dueDate} as date), 1, cast(${paise} as bigint) from totals`;
-}
-
 /** A per-day row that exists already: the new counts and paise are added to it. */
 function mergeDay(table: 'pending_by_day' | 'open_by_day') {
   return (oc: OnConflictBuilder<Database, typeof table>) =>
@@ -135,12 +232,45 @@ function mergeDay(table: 'pending_by_day' | 'open_by_day') {
 /** A new pending due in the running totals (its balance is its amount) and its day's count (on every create: precompiled). */
 export async function addPendingDue(db: Executor, businessId: string, dueDate: string, paise: number) {
   if (isPostgres(db)) {
-    await addPendingDueQuery(db, { businessId, dueDate, paise });
-    return;
+    const day = [{ dueDate, count: 1, paise }];
+    return applyDeltas(db, businessId, {
+      totals: { pending_count: 1, pending_paise: paise },
+      pendingDays: day,
+      openDays: day,
+    });
   }
   await addToTotalsQuery(db, { businessId, paise });
   await addToDayQuery(db, { businessId, dueDate, paise });
   await changeOpenDay(db, businessId, dueDate, 1, paise);
+}
+
+/**
+ * PostgreSQL: the statement that adds new pending dues to the totals (as addPendingDues), for a
+ * writer that sends it together with the dues' own rows (db/precompiled.ts writeTogether).
+ */
+export function pendingDuesQuery(businessId: string, dues: readonly { dueDate: string; paise: number }[]) {
+  const { days, paise } = byDueDate(dues);
+  const list = days.map(([dueDate, day]) => ({ dueDate, ...day }));
+  return deltasQuery(businessId, {
+    totals: { pending_count: dues.length, pending_paise: paise },
+    pendingDays: list,
+    openDays: list,
+  });
+}
+
+/** Dues summed per due date, in date order (concurrent writers take the day rows in one order: no deadlock). */
+function byDueDate(dues: readonly { dueDate: string; paise: number }[]) {
+  const byDay = new Map<string, { count: number; paise: number }>();
+  let paise = 0;
+  for (const due of dues) {
+    const day = byDay.get(due.dueDate) ?? { count: 0, paise: 0 };
+    day.count++;
+    day.paise += due.paise;
+    byDay.set(due.dueDate, day);
+    paise += due.paise;
+  }
+  const days = [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { days, paise };
 }
 
 /** Several new pending dues (a bulk import): the totals once, and each due date's count once. */
@@ -154,15 +284,11 @@ export async function addPendingDues(
     if (only) await addPendingDue(db, businessId, only.dueDate, only.paise);
     return;
   }
-  const byDay = new Map<string, { count: number; paise: number }>();
-  let paise = 0;
-  for (const due of dues) {
-    const day = byDay.get(due.dueDate) ?? { count: 0, paise: 0 };
-    day.count++;
-    day.paise += due.paise;
-    byDay.set(due.dueDate, day);
-    paise += due.paise;
+  if (isPostgres(db)) {
+    await db.executeQuery(pendingDuesQuery(businessId, dues));
+    return;
   }
+  const { days, paise } = byDueDate(dues);
   await db
     .updateTable('business_totals')
     .set({
@@ -171,8 +297,6 @@ export async function addPendingDues(
     })
     .where('business_id', '=', businessId)
     .execute();
-  // One statement per table, in date order: concurrent writers take the day rows in one order (no deadlock).
-  const days = [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   await addToDays(db, 'pending_by_day', businessId, days);
   await addToDays(db, 'open_by_day', businessId, days);
 }
@@ -198,7 +322,11 @@ async function addToDays(
     .execute();
 }
 
-/** Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). */
+/**
+ * Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). Called for
+ * every past day the sweeper finds, even with nothing to move: on PostgreSQL it folds the day's
+ * shards (see FOLD_PENDING_DAY).
+ */
 export async function movePendingToOverdue(
   db: Executor,
   businessId: string,
@@ -206,6 +334,11 @@ export async function movePendingToOverdue(
   count: number,
   paise: number,
 ) {
+  if (isPostgres(db)) {
+    await db.executeQuery(CompiledQuery.raw(FOLD_PENDING_DAY, [businessId, dueDate, count, paise]));
+    return;
+  }
+  if (count === 0 && paise === 0) return;
   await db
     .updateTable('business_totals')
     .set({
@@ -231,6 +364,14 @@ export interface OpenDue {
 /** Adds (sign 1) or removes (sign -1) an open due's balance from its stored status's bucket and day. */
 async function moveOpenDue(db: Executor, businessId: string, due: OpenDue, sign: 1 | -1) {
   const s = due.status;
+  if (isPostgres(db)) {
+    const day = [{ dueDate: due.dueDate, count: sign, paise: sign * due.balancePaise }];
+    return applyDeltas(db, businessId, {
+      totals: { [`${s}_count`]: sign, [`${s}_paise`]: sign * due.balancePaise },
+      pendingDays: s === 'pending' ? day : [],
+      openDays: day,
+    });
+  }
   await db
     .updateTable('business_totals')
     .set({
@@ -257,6 +398,7 @@ export function addOpenDue(db: Executor, businessId: string, due: OpenDue) {
 
 /** A due settled without a new payment (its amount lowered to what was paid): counted as paid. */
 export async function addPaidDue(db: Executor, businessId: string, amountPaise: number) {
+  if (isPostgres(db)) return applyDeltas(db, businessId, { totals: { paid_count: 1, paid_paise: amountPaise } });
   await db
     .updateTable('business_totals')
     .set({ paid_count: sql`paid_count + 1`, paid_paise: sql`paid_paise + ${amountPaise}` })
@@ -283,6 +425,20 @@ export async function applyPayment(
 ) {
   const from = p.fromStatus;
   const settled = p.settles ? 1 : 0;
+  if (isPostgres(db)) {
+    const day = [{ dueDate: p.dueDate, count: -settled, paise: -p.paise }];
+    return applyDeltas(db, p.businessId, {
+      totals: {
+        [`${from}_count`]: -settled,
+        [`${from}_paise`]: -p.paise,
+        paid_count: settled,
+        paid_paise: settled * p.amountPaise,
+      },
+      pendingDays: from === 'pending' ? day : [],
+      openDays: day,
+      paidMonth: { month: p.month, count: settled, paise: p.paise },
+    });
+  }
   await db
     .updateTable('business_totals')
     .set({
@@ -308,6 +464,7 @@ export async function applyPayment(
 }
 
 export async function addContact(db: Executor, businessId: string, count = 1) {
+  if (isPostgres(db)) return applyDeltas(db, businessId, { totals: { contact_count: count } });
   await db
     .updateTable('business_totals')
     .set({ contact_count: sql`contact_count + ${count}` })
@@ -345,17 +502,17 @@ export interface Totals {
 
 /**
  * The summary in one statement (precompiled: it is read far more often than written): the running
- * totals, the past-due part of stored pending, and this month's payments. One statement is one
+ * totals (summed over the business's shards on PostgreSQL), the past-due part of stored pending, and this month's payments. One statement is one
  * snapshot, so a write landing between separate reads cannot skew the figures, and on SQLite it
  * is one read transaction instead of three.
  */
 const totalsQuery = precompiled<
   { businessId: string; today: string; month: string },
-  BusinessTotalsTable & { past_count: number | string; past_paise: number | string; paid_month_paise: number | null }
+  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise', number | string | null>
 >((db, arg) =>
   db
     .selectFrom('business_totals')
-    .selectAll('business_totals')
+    .select(TOTALS_COLUMNS.map((c) => sql<number>`coalesce(sum(${sql.ref(c)}), 0)`.as(c)))
     .select((eb) => [
       eb
         .selectFrom('pending_by_day')
@@ -371,7 +528,7 @@ const totalsQuery = precompiled<
         .as('past_paise'),
       eb
         .selectFrom('paid_by_month')
-        .select('due_paise')
+        .select(sql<number>`sum(due_paise)`.as('n'))
         .where('business_id', '=', arg('businessId'))
         .where('month', '=', arg('month'))
         .as('paid_month_paise'),
@@ -379,32 +536,34 @@ const totalsQuery = precompiled<
     .where('business_totals.business_id', '=', arg('businessId')),
 );
 
+/** The sum of a business's totals column over its shards (one row on SQLite). */
+export async function readTotalsColumn(db: Executor, businessId: string, column: TotalsColumn | 'data_version') {
+  const row = await db
+    .selectFrom('business_totals')
+    .select(sql<number | string | null>`sum(${sql.ref(column)})`.as('n'))
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** Totals with the time-dependent rule of SPEC part 2 applied: past-due pending counts as overdue. */
 export async function readTotals(db: Executor, businessId: string, today: string, month: string): Promise<Totals> {
-  const [totals] = await totalsQuery(db, { businessId, today, month });
-  const t = totals ?? {
-    pending_count: 0,
-    pending_paise: 0,
-    overdue_count: 0,
-    overdue_paise: 0,
-    paid_count: 0,
-    paid_paise: 0,
-    contact_count: 0,
-  };
-  const pastCount = Number(totals?.past_count ?? 0);
-  const pastPaise = Number(totals?.past_paise ?? 0);
+  const [row] = await totalsQuery(db, { businessId, today, month });
+  const n = (column: keyof NonNullable<typeof row>) => Number(row?.[column] ?? 0);
+  const pastCount = n('past_count');
+  const pastPaise = n('past_paise');
   return {
     pending: {
-      count: t.pending_count - pastCount,
-      paise: t.pending_paise - pastPaise,
+      count: n('pending_count') - pastCount,
+      paise: n('pending_paise') - pastPaise,
     },
     overdue: {
-      count: t.overdue_count + pastCount,
-      paise: t.overdue_paise + pastPaise,
+      count: n('overdue_count') + pastCount,
+      paise: n('overdue_paise') + pastPaise,
     },
-    paid: { count: t.paid_count, paise: t.paid_paise },
-    paidThisMonthPaise: Number(totals?.paid_month_paise ?? 0),
-    contactCount: t.contact_count,
+    paid: { count: n('paid_count'), paise: n('paid_paise') },
+    paidThisMonthPaise: n('paid_month_paise'),
+    contactCount: n('contact_count'),
   };
 }
 
@@ -437,8 +596,8 @@ export async function readAging(db: Executor, businessId: string, today: string)
   const row = await db
     .selectFrom('business_totals')
     .select([
-      sql<number | string>`pending_count + overdue_count`.as('open_count'),
-      sql<number | string>`pending_paise + overdue_paise`.as('open_paise'),
+      sql<number | string>`sum(pending_count + overdue_count)`.as('open_count'),
+      sql<number | string>`sum(pending_paise + overdue_paise)`.as('open_paise'),
       range(today, null, 'due_count').as('current_count'),
       range(today, null, 'due_paise').as('current_paise'),
       range(day(30), day(1), 'due_count').as('d1_30_count'),

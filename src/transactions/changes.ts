@@ -1,4 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { addSettledDue } from '../contacts/score-sums.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -105,7 +106,10 @@ export async function patchDue(
         balancePaise: balanceOf(updated),
       });
   }
-  if (settles) await cancelScheduled(trx, id, 'paid', now);
+  if (settles) {
+    await addSettledDue(trx, business, updated, change.updated_at);
+    await cancelScheduled(trx, id, 'paid', now);
+  }
   if (!settles && (change.due_date !== undefined || change.reminders_paused !== undefined)) {
     if (updated.reminders_paused === 1) await cancelScheduled(trx, id, 'paused', now);
     else await rescheduleSequence(trx, business, updated, now);

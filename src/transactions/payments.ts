@@ -1,4 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { addSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
@@ -34,7 +35,7 @@ const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway'];
  * locked first, so concurrent payments queue and the balance check sees every earlier one: part
  * payments that together exceed the balance never overpay. Everything moves together: the
  * payment row, the due's amount paid (and status, paid_at, utr, method when it settles), the
- * running totals, the reminders, and the events (transaction.updated for a part payment,
+ * running totals, the contact's payment score sums (when it settles), the reminders, and the events (transaction.updated for a part payment,
  * transaction.paid for the settling one, payment.received when the buyer paid).
  */
 export async function recordPaymentIn(
@@ -88,6 +89,7 @@ export async function recordPaymentIn(
   });
   const transaction: repo.TransactionView = { ...current, ...change };
   if (settles) {
+    await addSettledDue(trx, business, transaction, at);
     await cancelForPaidDue(trx, current.id, now);
     await recordEvent(trx, {
       businessId: business.id,

@@ -11,6 +11,7 @@ import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
 import { insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
+import { sequenceJson } from '../reminder-schedule/steps.js';
 import type { StatusFilter } from './schema.js';
 
 /** A new due as inserted: the lifecycle columns (payments, series, deletion) take their defaults. */
@@ -50,6 +51,29 @@ export async function findTransaction(
   id: string,
 ): Promise<TransactionView | undefined> {
   return (await findTransactionQuery(db, { businessId, id }))[0];
+}
+
+const findTransactionWithStepsQuery = precompiled<
+  { businessId: string; id: string },
+  TransactionView & { sequence_steps: string | unknown[] | null }
+>((db, arg) =>
+  withContact(db)
+    .select(sequenceJson(db).as('sequence_steps'))
+    .where('transactions.business_id', '=', arg('businessId'))
+    .where('transactions.id', '=', arg('id'))
+    .where('transactions.deleted_at', 'is', null),
+);
+
+/**
+ * One due of the business, not deleted, with its contact's name and phone and the steps of its
+ * reminder sequence (reminder-schedule/steps.ts sequenceJson): GET one due in one statement.
+ */
+export async function findTransactionWithSteps(
+  db: Executor,
+  businessId: string,
+  id: string,
+): Promise<(TransactionView & { sequence_steps: string | unknown[] | null }) | undefined> {
+  return (await findTransactionWithStepsQuery(db, { businessId, id }))[0];
 }
 
 /**
@@ -240,15 +264,62 @@ function deferredListQuery(
 }
 
 type ListArgs = { businessId: string; today: string; limit: number; offset: number } & Partial<
-  Record<'contactId' | 'since' | 'dueFrom' | 'dueTo' | 'afterDue' | 'afterCreated' | 'afterId', string>
+  Record<
+    'contactId' | 'since' | 'dueFrom' | 'dueTo' | 'afterDue' | 'afterCreated' | 'afterId' | 'publicBaseUrl',
+    string
+  >
 >;
-/** The list statement per filter shape (the status, and which filters are given): at most 80. */
-const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<TransactionView[]>>();
+/** The list statement per filter shape (the status, and which filters are given): at most 80 per selection. */
+const listByShape = new Map<string, (db: Executor, args: ListArgs) => Promise<unknown[]>>();
 
-function listForShape(filter: TransactionFilter, after: ListPosition | undefined, deferred: false | 'asc' | 'desc') {
+/**
+ * What a list reads for each due, other than the TransactionView (withContact): a select over
+ * transactions joined to contacts (`withContact`'s join), whose values may use the stand-ins
+ * `today` and `publicBaseUrl` (precompiled's `arg`). Named: the name keys the compiled statement.
+ */
+export interface ListSelection {
+  name: string;
+  select: (
+    joined: SelectQueryBuilder<Database, 'transactions' | 'contacts', object>,
+    db: Executor,
+    arg: (name: 'today' | 'publicBaseUrl') => never,
+  ) => SelectQueryBuilder<Database, 'transactions' | 'contacts', object>;
+}
+
+/**
+ * A cursor page of the list (listTransactions' filters, order and index ranges) with other values
+ * per due than the TransactionView (the bulk export's CSV lines, bulk/export-lines.ts).
+ */
+export function listTransactionsAs<R>(
+  selection: ListSelection,
+  db: Executor,
+  businessId: string,
+  filter: TransactionFilter,
+  limit: number,
+  after: ListPosition | undefined,
+  publicBaseUrl: string,
+): Promise<R[]> {
+  if (filter.contactName !== undefined) throw new Error('listTransactionsAs: no fuzzy contact search');
+  return listForShape(
+    filter,
+    after,
+    false,
+    selection,
+  )(db, {
+    ...listArgs(businessId, filter, limit, 0, after),
+    publicBaseUrl,
+  }) as Promise<R[]>;
+}
+
+function listForShape(
+  filter: TransactionFilter,
+  after: ListPosition | undefined,
+  deferred: false | 'asc' | 'desc',
+  selection?: ListSelection,
+): (db: Executor, args: ListArgs) => Promise<TransactionView[]> {
   const given = (value: unknown, letter: string) => (value === undefined ? '' : letter);
-  const shape = `${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}${filter.sinceMatchesMany ? '+m' : ''}${deferred ? `+o${deferred}` : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
-  let query = listByShape.get(shape);
+  const shape = `${selection ? `${selection.name}/` : ''}${filter.status ?? ''}${filter.includeDeleted ? '+d' : ''}${filter.sinceMatchesMany ? '+m' : ''}${deferred ? `+o${deferred}` : ''}:${given(filter.contactId, 'c')}${given(filter.since, 's')}${given(filter.dueFrom, 'f')}${given(filter.dueTo, 't')}${given(after, 'a')}`;
+  let query = listByShape.get(shape) as ((db: Executor, args: ListArgs) => Promise<TransactionView[]>) | undefined;
   if (!query) {
     query = precompiled<ListArgs, TransactionView>((db, arg) => {
       const stand = (value: unknown, name: 'contactId' | 'since' | 'dueFrom' | 'dueTo') =>
@@ -268,7 +339,14 @@ function listForShape(filter: TransactionFilter, after: ListPosition | undefined
         after === undefined
           ? undefined
           : { due_date: arg('afterDue'), created_at: arg('afterCreated'), id: arg('afterId') };
-      return listQuery(db, withContact(db), arg('businessId'), standIns, arg('limit'), arg('offset'), afterStandIn);
+      const from = selection
+        ? (selection.select(
+            db.selectFrom('transactions').innerJoin('contacts', 'contacts.id', 'transactions.contact_id'),
+            db,
+            arg,
+          ) as unknown as ReturnType<typeof withContact>)
+        : withContact(db);
+      return listQuery(db, from, arg('businessId'), standIns, arg('limit'), arg('offset'), afterStandIn);
     });
     listByShape.set(shape, query);
   }
@@ -403,14 +481,18 @@ export function markPaidIfStatus(
 
 /** Pending days that have passed somewhere in the world (`latestToday` is the furthest-ahead zone's date). */
 export function pendingDaysBefore(db: Executor, latestToday: string, limit: number) {
-  return db
-    .selectFrom('pending_by_day')
-    .innerJoin('businesses', 'businesses.id', 'pending_by_day.business_id')
-    .select(['pending_by_day.business_id', 'pending_by_day.due_date', 'businesses.timezone'])
-    .where('pending_by_day.due_date', '<', latestToday)
-    .orderBy('pending_by_day.due_date')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('pending_by_day')
+      .innerJoin('businesses', 'businesses.id', 'pending_by_day.business_id')
+      .select(['pending_by_day.business_id', 'pending_by_day.due_date', 'businesses.timezone'])
+      // A day has a row per shard on PostgreSQL (totals/aggregates.ts): once each.
+      .distinct()
+      .where('pending_by_day.due_date', '<', latestToday)
+      .orderBy('pending_by_day.due_date')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** Moves up to `limit` stored-pending dues of one business and day to overdue; returns their amounts. */

@@ -4,12 +4,13 @@ import { rarestFirst } from '../contacts/name-terms.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
-import type { Db, Trx } from '../db/schema.js';
+import { isPostgres } from '../db/precompiled.js';
+import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
-import { type SequenceStepView, sequenceOf } from '../reminder-schedule/steps.js';
+import { type SequenceStepView, sequenceFromJson } from '../reminder-schedule/steps.js';
 import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
@@ -30,6 +31,8 @@ import { extendSeries } from './series.js';
  * sorting every match (transactions/repository.ts filterCondition).
  */
 const SINCE_MANY = 1000;
+/** How many (business, since) pairs sinceMatchesMany keeps (a sync's pages ask with one `since`). */
+const MANY_SINCE_KEPT = 1000;
 
 /** The statuses that are one value of `open` (the others also split on the due date). */
 const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
@@ -43,6 +46,9 @@ export interface CreatedTransaction {
 }
 
 export class TransactionService {
+  /** sinceMatchesMany's kept yes answers, oldest first */
+  readonly #manySince = new Map<string, true>();
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -69,10 +75,35 @@ export class TransactionService {
     input: CreateTransactionInput,
     idem?: Idempotent<CreatedTransaction>,
   ): Promise<CreatedTransaction | Answer> {
+    if (
+      idem?.idempotencyKey === undefined &&
+      input.contact_id !== undefined &&
+      input.contact_phone === undefined &&
+      input.recurrence == null &&
+      isPostgres(this.deps.db)
+    ) {
+      const created = this.createAlone(business, input, input.contact_id);
+      return idem ? created.then((result) => ({ ...idem.respond(result), replayed: false })) : created;
+    }
     return this.deps.db.transaction().execute<CreatedTransaction | Answer>((trx) => {
       const work = () => this.createIn(trx, business, input);
       return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
     });
+  }
+
+  /**
+   * PostgreSQL (issue 26): a due for an existing contact, with no phone to fill in, no series and no
+   * Idempotency-Key, is written by ONE statement (new-due.ts insertDueTogether: the due, its
+   * reminders, its event and the totals), atomic by itself, so it is sent without BEGIN and COMMIT:
+   * two round trips fewer, and the business's totals row is locked only inside the server, for
+   * that statement and its commit. Anything that would write more goes through createIn.
+   */
+  private async createAlone(business: BusinessRow, input: CreateTransactionInput, contactId: string) {
+    this.checkCreate(business, input);
+    const contact = await findContact(this.deps.db, business.id, contactId);
+    if (!contact) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
+    const [transaction] = await this.insertMany(this.deps.db, business, [{ input, contact }]);
+    return { transaction: transaction as repo.TransactionView, contactCreated: false };
   }
 
   /**
@@ -141,7 +172,7 @@ export class TransactionService {
    * import's chunk in a few statements (new-due.ts insertDues), with the same consequences.
    */
   async insertMany(
-    t: Trx,
+    t: Executor,
     business: BusinessRow,
     items: readonly { input: CreateTransactionInput; contact: ContactRow }[],
   ): Promise<repo.TransactionView[]> {
@@ -179,13 +210,15 @@ export class TransactionService {
     return row;
   }
 
-  /** GET /v1/transactions/{id}: the due and the steps of its reminder sequence (PRODUCT part 13). */
+  /** GET /v1/transactions/{id}: the due and the steps of its reminder sequence (PRODUCT part 13), one statement. */
   async getWithReminders(
     business: BusinessRow,
     id: string,
   ): Promise<{ due: repo.TransactionView; reminders: SequenceStepView[] }> {
-    const due = await this.get(business, id);
-    return { due, reminders: await sequenceOf(this.deps.db, due.id) };
+    const row = await repo.findTransactionWithSteps(this.deps.db, business.id, id);
+    if (!row) throw errors.notFound('transaction');
+    const { sequence_steps, ...due } = row;
+    return { due, reminders: sequenceFromJson(sequence_steps) };
   }
 
   /**
@@ -274,10 +307,28 @@ export class TransactionService {
     };
     const fuzzy = more.fuzzyContactName === undefined ? null : fuzzyQuery(more.fuzzyContactName);
     if (fuzzy !== null) filter.contactName = await rarestFirst(db, business.id, fuzzy);
-    if (filter.since !== undefined) {
-      filter.sinceMatchesMany = await repo.updatedSinceAtLeast(db, business.id, filter.since, SINCE_MANY);
-    }
+    if (filter.since !== undefined)
+      filter.sinceMatchesMany = await this.sinceMatchesMany(db, business.id, filter.since);
     return filter;
+  }
+
+  /**
+   * Whether SINCE_MANY+ dues of the business changed at or after `since` (deleted ones too). A
+   * sync asks every page with the same `since`, and the answer only ever turns from no to yes
+   * (a due's updated_at only moves forward; dues are never removed, only marked deleted), so a
+   * yes is kept: one probe per sync rather than one per page. It only picks the plan (both give
+   * the same rows and total), so a kept answer can never make a page wrong.
+   */
+  private async sinceMatchesMany(db: Db, businessId: string, since: string): Promise<boolean> {
+    const key = `${businessId} ${since}`;
+    if (this.#manySince.has(key)) return true;
+    const many = await repo.updatedSinceAtLeast(db, businessId, since, SINCE_MANY);
+    if (many) {
+      if (this.#manySince.size >= MANY_SINCE_KEPT)
+        this.#manySince.delete(this.#manySince.keys().next().value as string);
+      this.#manySince.set(key, true);
+    }
+    return many;
   }
 
   /**
@@ -294,6 +345,30 @@ export class TransactionService {
   ): Promise<repo.TransactionView[]> {
     const run = async (db: Db) =>
       repo.listTransactions(db, business.id, await this.filterOf(db, business, query, {}, today), limit, 0, after);
+    const reads = this.deps.reads;
+    return reads ? reads.gate.run(business.id, () => run(reads.db)) : run(this.deps.db);
+  }
+
+  /** listBatch with other values per due than the TransactionView (repository.ts listTransactionsAs). */
+  listBatchAs<R>(
+    selection: repo.ListSelection,
+    business: BusinessRow,
+    query: Pick<ListTransactionsInput, 'status' | 'contact_id' | 'since' | 'include_deleted'>,
+    after: repo.ListPosition | undefined,
+    limit: number,
+    today: string,
+    publicBaseUrl: string,
+  ): Promise<R[]> {
+    const run = async (db: Db) =>
+      repo.listTransactionsAs<R>(
+        selection,
+        db,
+        business.id,
+        await this.filterOf(db, business, query, {}, today),
+        limit,
+        after,
+        publicBaseUrl,
+      );
     const reads = this.deps.reads;
     return reads ? reads.gate.run(business.id, () => run(reads.db)) : run(this.deps.db);
   }

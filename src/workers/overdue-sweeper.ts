@@ -39,10 +39,10 @@ export function overdueSweeper(
               now.toISOString(),
               duesPerBatch,
             );
-            if (rows.length > 0) {
-              const paise = rows.reduce((sum, r) => sum + balanceOf(r), 0);
-              await aggregates.movePendingToOverdue(trx, day.business_id, day.due_date, rows.length, paise);
-            }
+            // Also with nothing moved: on PostgreSQL the day's rows may sum to nothing yet stay, one
+            // per shard, until folded here (totals/aggregates.ts).
+            const paise = rows.reduce((sum, r) => sum + balanceOf(r), 0);
+            await aggregates.movePendingToOverdue(trx, day.business_id, day.due_date, rows.length, paise);
             return rows.length;
           });
           moved += batch;

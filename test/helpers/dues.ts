@@ -17,6 +17,16 @@ export async function newDue(
   return res.body.data;
 }
 
+/**
+ * Pays whatever the due still owes through POST /payments, for the property tests' random
+ * operations: the answer is returned, not checked (a paid or deleted due answers 409 or 404).
+ */
+export async function payRest(biz: TestBusiness, id: string) {
+  const due = await biz.get(`/v1/transactions/${id}`);
+  const balance = (due.body as { data?: { balance_paise: number } }).data?.balance_paise ?? 1;
+  return biz.post(`/v1/transactions/${id}/payments`, { amount_paise: Math.max(1, balance) });
+}
+
 export async function eventsOf(h: Harness, businessId: string, type?: string) {
   const rows = await h.store.db
     .selectFrom('events')

@@ -17,6 +17,8 @@ import * as sequences from './2026-11-24T07-00_sequences.js';
 import * as dataVersionAtCommit from './2026-11-24T08-00_data-version-at-commit.js';
 import * as contactNameTrigram from './2026-11-24T11-00_contact-name-trigram.js';
 import * as contactNameFts from './2026-11-24T12-00_contact-name-fts.js';
+import * as shardedTotals from './2026-11-25T01-00_sharded-totals.js';
+import * as contactScores from './2026-11-25T02-00_contact-scores.js';
 import * as stalePaymentLinks from './2026-11-25T05-00_stale-payment-links.js';
 
 /**
@@ -43,5 +45,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T08-00_data-version-at-commit': dataVersionAtCommit,
   '2026-11-24T11-00_contact-name-trigram': contactNameTrigram,
   '2026-11-24T12-00_contact-name-fts': contactNameFts,
+  '2026-11-25T01-00_sharded-totals': shardedTotals,
+  '2026-11-25T02-00_contact-scores': contactScores,
   '2026-11-25T05-00_stale-payment-links': stalePaymentLinks,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paymentScore, riskFlag, scoreForDaysLate } from './score.js';
+import { paymentScore, riskFlag, scoreForDaysLate } from './payment-score.js';
 
 describe('scoreForDaysLate (PAYDEX-like curve)', () => {
   it('follows the documented points', () => {

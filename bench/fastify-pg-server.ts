@@ -19,10 +19,12 @@ const oneDue = {
 };
 const summary = {
   name: 'ref_summary',
-  text: `select bt.*,
+  text: `select sum(bt.pending_count) as pending_count, sum(bt.pending_paise) as pending_paise,
+           sum(bt.overdue_count) as overdue_count, sum(bt.overdue_paise) as overdue_paise,
+           sum(bt.paid_count) as paid_count, sum(bt.paid_paise) as paid_paise, sum(bt.contact_count) as contact_count,
            (select coalesce(sum(due_count), 0) from pending_by_day where business_id = $1 and due_date < $2) as past_count,
            (select coalesce(sum(due_paise), 0) from pending_by_day where business_id = $1 and due_date < $2) as past_paise,
-           (select due_paise from paid_by_month where business_id = $1 and month = $3) as paid_month_paise
+           (select sum(due_paise) from paid_by_month where business_id = $1 and month = $3) as paid_month_paise
          from business_totals bt where bt.business_id = $1`,
 };
 // The same answer as the API's: balances and the (up to 200) most recent dues its score is computed from.

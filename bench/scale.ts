@@ -80,7 +80,9 @@ export async function runScale(): Promise<void> {
     try {
       if ((await fetch(`${base}/healthz`)).ok) break;
     } catch {}
-    if (i > 600) throw new Error('the API did not become healthy');
+    // A reused database may have migrations to run first (a backfill over a million dues).
+    if (server.exitCode !== null) throw new Error(`the API exited (${server.exitCode}) before it was healthy`);
+    if (i > 6000) throw new Error('the API did not become healthy within 10 minutes');
     await new Promise((r) => setTimeout(r, 100));
   }
   const agent = new Agent({ connections: 8 });

@@ -74,6 +74,17 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     }
   }
 
+  /** Until both dispatchers (the server's, the worker's) LISTEN on the outbox channel. */
+  function bothListening() {
+    return waitUntil('both dispatchers to LISTEN', async () => {
+      const rows = await query<{ n: number }>(
+        "select count(*)::int as n from pg_stat_activity where query = $1 and datname = 'receivables'",
+        [`LISTEN ${OUTBOX_CHANNEL}`],
+      );
+      return (rows[0]?.n ?? 0) >= 2 ? true : undefined;
+    });
+  }
+
   it('restarted and crashed mid-traffic: 503s only, recovery, nothing lost or doubled', {
     timeout: 240_000,
   }, async () => {
@@ -101,6 +112,10 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
           alive();
           return load.acknowledged().length >= before + 20 ? true : undefined;
         });
+        // Both processes' LISTEN back in place first (after the first outage it returns with
+        // back-off): the stop then ends a connection the worker holds, so it notices the outage
+        // whether or not one of its jobs happens to query during it.
+        await bothListening();
         await cluster.stop(mode);
         const unavailableBefore = load.count(503);
         await waitUntil(`503s from the API after a ${mode} stop`, async () => {
@@ -170,7 +185,11 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     // the worker process lived through both outages too, and noticed each once
     await waitUntil('the worker to see the database back', async () =>
       worker?.logged('database reachable again').length === 2 ? true : undefined,
-    );
+    ).catch((error: Error) => {
+      // what the worker did see of the outages, to tell a missed outage from a slow recovery
+      const seen = worker?.output().split('\n').filter((line) => /database|LISTEN/.test(line));
+      throw new Error(`${error.message}; the worker logged:\n${seen?.join('\n')}`);
+    });
     expect(worker.logged('database unreachable: requests answer 503 until it is back')).toHaveLength(2);
     // a job's run of failures is logged when it starts, not per attempt: at most once per job and outage
     for (const p of processes) {
@@ -182,13 +201,7 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
     }
 
     // LISTEN is back on the new server, in both processes.
-    await waitUntil('both dispatchers to LISTEN again', async () => {
-      const rows = await query<{ n: number }>(
-        "select count(*)::int as n from pg_stat_activity where query = $1 and datname = 'receivables'",
-        [`LISTEN ${OUTBOX_CHANNEL}`],
-      );
-      return (rows[0]?.n ?? 0) >= 2 ? true : undefined;
-    });
+    await bothListening();
 
     // Every contact (acknowledged or not) has its event, and each event one delivery, delivered.
     const events = await query<{ id: string }>("select id from events where type = 'contact.created'");

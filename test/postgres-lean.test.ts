@@ -317,6 +317,13 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
       ),
     );
     expect(prepared).toContain(texts[1]);
+    // The contact is kept: the next create for it is the one statement, which writes the due only
+    // while the contact is unchanged (TransactionService.createAlone).
+    const again = await statementsOf(
+      () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),
+      201,
+    );
+    expect(again.map((q) => q.text).filter((t) => t !== NOTIFY_AFTER_COMMIT)).toEqual([texts[1]]);
   });
 
   it('creates a due that also writes a contact in one transaction, its writes in one statement before COMMIT', async () => {

@@ -14,8 +14,20 @@ const MARK = '\u0000arg:';
 export function precompiled<Args extends Record<string, unknown>, Row>(
   build: (db: Executor, arg: (name: keyof Args & string) => never) => Compilable<Row>,
 ): (db: Executor, args: Args) => Promise<Row[]> {
+  const query = precompiledQuery(build, { prepared: true });
+  return async (db, args) => (await db.executeQuery<Row>(query(db, args))).rows;
+}
+
+/**
+ * precompiled's statement with the arguments bound, to send later (e.g. with others through
+ * writeTogether); `prepared`: made a named prepared statement on PostgreSQL.
+ */
+export function precompiledQuery<Args extends Record<string, unknown>, Row = unknown>(
+  build: (db: Executor, arg: (name: keyof Args & string) => never) => Compilable<Row>,
+  opts: { prepared?: boolean } = {},
+): (db: Executor, args: Args) => CompiledQuery<Row> {
   const byDialect = new Map<unknown, { sql: string; parameters: readonly unknown[]; slots: (string | null)[] }>();
-  return async (db, args) => {
+  return (db, args) => {
     const adapter = db.getExecutor().adapter.constructor;
     let compiled = byDialect.get(adapter);
     if (!compiled) {
@@ -25,15 +37,14 @@ export function precompiled<Args extends Record<string, unknown>, Row>(
       );
       compiled = { sql: query.sql, parameters: query.parameters, slots };
       byDialect.set(adapter, compiled);
-      if (isPostgres(db)) preparedStatement(query.sql);
+      if (opts.prepared && isPostgres(db)) preparedStatement(query.sql);
     }
     const { sql, parameters, slots } = compiled;
     const values = parameters.map((p, i) => {
       const slot = slots[i];
       return slot === null || slot === undefined ? p : args[slot];
     });
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values));
-    return result.rows;
+    return CompiledQuery.raw(sql, values) as CompiledQuery<Row>;
   };
 }
 

@@ -3,6 +3,7 @@ import { ChannelError } from '../src/channels/channel.js';
 import { WhatsAppChannel } from '../src/channels/whatsapp.js';
 import { instantAt } from '../src/lib/dates.js';
 import { RETRY_DELAYS_MS } from '../src/reminders/service.js';
+import { csrfOf, DashboardClient } from './helpers/dashboard.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 
@@ -241,5 +242,47 @@ describe('reminders over WhatsApp', () => {
       }
     }
     expect((await biz.get(`/v1/transactions/${second.id}`)).body.data.reminder_count).toBe(0);
+  });
+});
+
+describe('dashboard sign-in over WhatsApp', () => {
+  it('sends the code as the authentication template with its copy-code button, and the code signs in', async () => {
+    const biz = await h.newBusiness({ name: 'Gupta Hardware', language: 'hi' });
+    const client = new DashboardClient(h);
+    const csrf = csrfOf((await client.get('/dashboard/login')).text);
+    const sent = await client.request('POST', '/dashboard/login', {
+      _csrf: csrf,
+      phone: biz.business.phone,
+      action: 'send',
+    });
+    expect(sent.status, sent.text).toBe(200);
+    // a business-initiated message: only an approved template is delivered, never free text
+    expect(graph.requests).toHaveLength(1);
+    const body = graph.requests[0]?.body;
+    const code = body.template.components[0].parameters[0].text as string;
+    expect(code).toMatch(/^\d{6}$/);
+    expect(body).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: biz.business.phone,
+      type: 'template',
+      template: {
+        name: 'dashboard_sign_in_code',
+        language: { code: 'hi' },
+        components: [
+          { type: 'body', parameters: [{ type: 'text', text: code }] },
+          { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: code }] },
+        ],
+      },
+    });
+    const done = await client.request('POST', '/dashboard/login', {
+      _csrf: csrf,
+      phone: biz.business.phone,
+      code,
+      action: 'verify',
+    });
+    expect(done.status, done.text).toBe(303);
+    expect(done.location).toBe('/dashboard');
+    expect((await client.get('/dashboard')).status).toBe(200);
   });
 });

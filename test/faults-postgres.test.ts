@@ -187,7 +187,10 @@ describe.skipIf(STORE !== 'postgres')('the API when PostgreSQL goes away', () =>
       worker?.logged('database reachable again').length === 2 ? true : undefined,
     ).catch((error: Error) => {
       // what the worker did see of the outages, to tell a missed outage from a slow recovery
-      const seen = worker?.output().split('\n').filter((line) => /database|LISTEN/.test(line));
+      const seen = worker
+        ?.output()
+        .split('\n')
+        .filter((line) => /database|LISTEN/.test(line));
       throw new Error(`${error.message}; the worker logged:\n${seen?.join('\n')}`);
     });
     expect(worker.logged('database unreachable: requests answer 503 until it is back')).toHaveLength(2);

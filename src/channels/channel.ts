@@ -13,6 +13,11 @@ export interface TemplateMessage {
   language: string;
   /** the template's body parameters {{1}}, {{2}}, ... in order */
   parameters: string[];
+  /**
+   * An authentication template's one-time code for its copy-code button (Meta creates that
+   * button as a URL button whose one parameter is the code).
+   */
+  copyCode?: string;
 }
 
 /** Free text, only used to answer a message the person just sent (inside WhatsApp's 24-hour window). */

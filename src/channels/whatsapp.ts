@@ -39,6 +39,9 @@ export function whatsappBody(message: ChatMessage) {
           type: 'body',
           parameters: message.parameters.map((text) => ({ type: 'text', text })),
         },
+        ...(message.copyCode === undefined
+          ? []
+          : [{ type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: message.copyCode }] }]),
       ],
     },
   };

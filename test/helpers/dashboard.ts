@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { LogChannel } from '../../src/channels/log.js';
-import { DashboardAuth } from '../../src/dashboard/auth.js';
+import { DashboardAuth, SIGN_IN_TEMPLATE } from '../../src/dashboard/auth.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/memory.js';
 import type { Harness, TestBusiness } from './harness.js';
 
@@ -57,13 +57,15 @@ export function csrfOf(html: string): string {
   return match[1];
 }
 
-/** The last sign-in code the log channel recorded for this phone. */
+/** The last sign-in code the log channel recorded for this phone (the authentication template's). */
 export function lastCode(h: Harness, phone: string): string {
-  const messages = (h.services.channel as LogChannel).messages.filter((m) => m.to === phone && m.kind === 'text');
-  const last = messages.at(-1);
-  // The code comes after the business name, which may hold digits of its own: take the last match.
-  const code = last?.kind === 'text' ? [...last.text.matchAll(/\b(\d{6})\b/g)].at(-1)?.[1] : undefined;
+  const last = (h.services.channel as LogChannel).messages
+    .filter((m) => m.to === phone && m.kind === 'template' && m.template === SIGN_IN_TEMPLATE)
+    .at(-1);
+  const code = last?.kind === 'template' ? last.parameters[0] : undefined;
   if (!code) throw new Error(`no sign-in code was sent to ${phone}`);
+  // the copy-code button carries the same code
+  if (last?.kind === 'template' && last.copyCode !== code) throw new Error('the copy-code button holds another code');
   return code;
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -17,7 +17,8 @@ import { freePort, start, stop } from './lib.js';
  * 2. export: GET /v1/transactions/export of a business with `--export-rows` dues (default
  *    1,000,000; seeded in-process through the import service, 10,000 per import), rows per second
  *    and the server's RSS growth (VmRSS from /proc, sampled every 50 ms) while it streams.
- * `--postgres URL` runs it on PostgreSQL (a throw-away database is best); `--quick` is a small run.
+ * `--postgres URL` runs it on PostgreSQL (a throw-away database is best); `--quick` is a small run;
+ * `--data DIR` keeps the seeded export business in DIR for the next runs (SQLite).
  */
 const quick = process.argv.includes('--quick');
 const arg = (name: string) => {
@@ -51,7 +52,12 @@ function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bulk-'));
+  // `--data DIR` (SQLite): the export's business is seeded there once and kept (DIR/export-business.json),
+  // so that later runs skip the seeding; the import's businesses are new each run.
+  const keptDir = arg('--data');
+  const dataDir = keptDir ?? mkdtempSync(path.join(os.tmpdir(), 'bench-bulk-'));
+  if (keptDir) mkdirSync(keptDir, { recursive: true });
+  const seededFile = path.join(dataDir, 'export-business.json');
   // PostgreSQL needs an ENCRYPTION_KEY (webhook secrets): one made for the run, the same for the server.
   const env = {
     DATA_DIR: dataDir,
@@ -64,12 +70,21 @@ async function main() {
   const services = createServices({ store, clock: systemClock, config });
   const single = await services.businesses.create({ name: 'Bulk Single', phone: '+91 90000 00021' });
   const bulk = await services.businesses.create({ name: 'Bulk Import', phone: '+91 90000 00022' });
-  const big = await services.businesses.create({ name: 'Bulk Export', phone: '+91 90000 00023' });
-  process.stderr.write(`seeding ${EXPORT_ROWS} dues for the export (through the import service)\n`);
+  const seeded =
+    keptDir && existsSync(seededFile)
+      ? (JSON.parse(readFileSync(seededFile, 'utf8')) as { apiKey: string; rows: number })
+      : undefined;
+  if (seeded && seeded.rows !== EXPORT_ROWS) throw new Error(`${keptDir} holds ${seeded.rows} export rows`);
+  const big = seeded ?? (await services.businesses.create({ name: 'Bulk Export', phone: '+91 90000 00023' }));
   const seedStart = performance.now();
-  for (let done = 0; done < EXPORT_ROWS; done += 10_000) {
-    const rows = Array.from({ length: Math.min(10_000, EXPORT_ROWS - done) }, (_, i) => row(done + i, 'SEED'));
-    await services.bulk.importDues(big.business, { rows });
+  if (!seeded) {
+    process.stderr.write(`seeding ${EXPORT_ROWS} dues for the export (through the import service)\n`);
+    const { business } = big as Awaited<ReturnType<typeof services.businesses.create>>;
+    for (let done = 0; done < EXPORT_ROWS; done += 10_000) {
+      const rows = Array.from({ length: Math.min(10_000, EXPORT_ROWS - done) }, (_, i) => row(done + i, 'SEED'));
+      await services.bulk.importDues(business, { rows });
+    }
+    if (keptDir) writeFileSync(seededFile, JSON.stringify({ apiKey: big.apiKey, rows: EXPORT_ROWS }));
   }
   const seedSeconds = (performance.now() - seedStart) / 1000;
   // PostgreSQL plans from statistics: right after a bulk load they say the table is empty (a plan
@@ -172,13 +187,13 @@ async function main() {
       },
       export_cold: cold,
       export_warm: warm,
-      seed_dues_per_s_in_process: Math.round(EXPORT_ROWS / seedSeconds),
+      ...(!seeded && { seed_dues_per_s_in_process: Math.round(EXPORT_ROWS / seedSeconds) }),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     await agent.close();
     await stop(api);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keptDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

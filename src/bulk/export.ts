@@ -60,6 +60,10 @@ export async function* exportCsv(
       const presented = presentTransaction(row, ctx);
       for (let c = 0; c < EXPORT_COLUMNS.length; c++) cells[c] = presented[EXPORT_COLUMNS[c] as ExportColumn];
       chunk += csvLine(cells);
+      if (chunk.length >= PIECE) {
+        yield chunk;
+        chunk = '';
+      }
     }
     if (chunk !== '') yield chunk;
     chunk = '';
@@ -69,6 +73,13 @@ export async function* exportCsv(
 const LINES = lineSelection(EXPORT_COLUMNS);
 /** Lines per query on SQLite: a line is ~300 bytes, so two batches in hand stay well under a few MB. */
 const LINE_BATCH = 2_000;
+/**
+ * The text handed to the response at a time (~64 KB, the response stream's mark): a batch's
+ * 2,000 lines are ~650 KB, and strings that large live in V8's large-object space until a full
+ * collection, so pieces this size (new space, collected young) kept the main thread's heap from
+ * growing with the batches (bench/README.md, 2026-11-25).
+ */
+const PIECE = 64 * 1024;
 
 /**
  * exportCsv on SQLite: the same batches, read ahead the same way, but each line is written by the
@@ -99,7 +110,13 @@ async function* exportLines(
     const rows = await next;
     next = undefined;
     if (rows.length === LINE_BATCH) next = read(positionOf(rows[rows.length - 1] as LineRow));
-    for (const row of rows) chunk += row.line ?? lineOf(row, business.timezone, today);
+    for (const row of rows) {
+      chunk += row.line ?? lineOf(row, business.timezone, today);
+      if (chunk.length >= PIECE) {
+        yield chunk;
+        chunk = '';
+      }
+    }
     if (chunk !== '') yield chunk;
     chunk = '';
   }

@@ -2,6 +2,7 @@ import { type CompiledQuery, sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
 import { insertRowsQuery, isPostgres, precompiledQuery, writeTogether } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
+import { insertEach } from '../db/sqlite/insert-each.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { eventRows, recordEvents } from '../outbox/events.js';
@@ -53,21 +54,28 @@ export async function insertDues(
     await insertDueTogether(trx, business, rows, now);
     return rows;
   }
-  await repo.insertTransactions(
-    trx,
-    rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
-  );
-  await scheduleForNewDues(trx, business, rows, now);
   const today = localDate(business.timezone, now);
-  await recordEvents(
-    trx,
-    rows.map((row) => ({
-      businessId: business.id,
-      type: 'transaction.created' as const,
-      data: transactionEventData(row, today),
-      at: now,
-    })),
-  );
+  const created = rows.map((row) => ({
+    businessId: business.id,
+    type: 'transaction.created' as const,
+    data: transactionEventData(row, today),
+    at: now,
+  }));
+  if (dues.length > 1) {
+    // A bulk import's chunk: the same rows, each table's through one prepared single-row INSERT
+    // run per row on SQLite (insertEach; multi-row INSERTs on PostgreSQL).
+    await insertEach(trx, 'transactions', rows, ['contact_name', 'contact_phone']);
+    await insertEach(trx, 'reminders', remindersForNewDues(business, rows, now));
+    await insertEach(trx, 'events', eventRows(created));
+    await signalOutbox(trx);
+  } else {
+    await repo.insertTransactions(
+      trx,
+      rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
+    );
+    await scheduleForNewDues(trx, business, rows, now);
+    await recordEvents(trx, created);
+  }
   // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
   // COMMIT, so every other statement runs before it and a business's creates queue on the row
   // for one statement, not for the whole transaction.

@@ -69,7 +69,7 @@ interface Waiter {
  * transaction through the group: `open` while it runs, `waiting` once its work is released into
  * the group and it waits for the group's COMMIT (the lock is already handed on by then).
  */
-class Lease implements DatabaseConnection {
+export class Lease implements DatabaseConnection {
   state: 'idle' | 'open' | 'waiting' | 'done' = 'idle';
   /** Set once this use passed the lock on early: to wait for durability without holding it. */
   handedOn = false;
@@ -89,6 +89,20 @@ class Lease implements DatabaseConnection {
       await this.driver.afterPlainStatement(this, stmt.readonly);
     }
     return result;
+  }
+
+  /**
+   * One INSERT (named values, `@column`) run once per row, inside this use's open transaction:
+   * a bulk import's rows (sqlite/insert-each.ts). Inside the driver's savepoint a single-row
+   * INSERT reused per row is ~1.7x faster than the same rows as multi-row INSERTs (which also
+   * keep a statement journal of every page they touch), and no values array is built.
+   */
+  runEach(sql: string, rows: readonly object[]): void {
+    if (this.state === 'idle') throw new Error('runEach runs inside a transaction');
+    const stmt = this.driver.db.prepare(sql) as unknown as { run(values: object): unknown };
+    this.driver.guard(() => {
+      for (const row of rows) stmt.run(row);
+    }, false);
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {

@@ -12,6 +12,7 @@ import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RenderedResponses } from './http/rendered.js';
+import { LazyRequestLogger } from './http/request-logger.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -48,6 +49,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
+    // request.log is made on first use: most requests log nothing (http/request-logger.ts).
+    childLoggerFactory: (parent, bindings, options) => new LazyRequestLogger(parent, bindings, options),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
@@ -85,8 +88,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     reply.header('x-request-id', request.id);
     // API answers are one business's data: no shared or browser cache keeps them.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },
+    httpDuration.record(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
       reply.elapsedTime / 1000,
     );
     done(null, payload);

@@ -149,6 +149,42 @@ describe.skipIf(!onPostgres)('the business totals row on PostgreSQL', () => {
     }
   });
 
+  it('moves the data version with the totals, so that the trigger at COMMIT writes the row no second time', async () => {
+    const other = await h.newBusiness();
+    const made = await other.post('/v1/contacts', { name: 'Version Buyer' });
+    const contactId = made.body.data.id as string;
+    const businessId = other.business.id;
+    // A write of the totals and a change to a due, in either order: the version moves once.
+    for (const totalsFirst of [true, false]) {
+      const before = await dataVersion(businessId);
+      await h.store.db.transaction().execute(async (trx) => {
+        if (totalsFirst) await addPendingDue(trx, businessId, '2030-01-01', 100);
+        await sql`insert into transactions (id, business_id, contact_id, amount_paise, currency, status, open,
+            direction, due_date, reminder_count, claim_count, pay_token, created_at, updated_at)
+          values (gen_random_uuid(), ${businessId}, ${contactId}, 100, 'INR', 'pending', 1, 'receivable',
+            '2030-01-01', 0, 0, md5(random()::text), now(), now())`.execute(trx);
+        if (!totalsFirst) await addPendingDue(trx, businessId, '2030-01-01', 100);
+        // What the trigger reads at COMMIT: this business's version has moved in this transaction.
+        const moved = await sql<{
+          b: string;
+        }>`select current_setting('receivables.data_version_moved', true) as b`.execute(trx);
+        expect(moved.rows[0]?.b).toBe(businessId);
+      });
+      expect(await dataVersion(businessId)).toBe(before + 1);
+    }
+    // A create through the API (one statement, no BEGIN): once per create.
+    const before = await dataVersion(businessId);
+    for (let i = 0; i < 3; i++) {
+      const res = await other.post('/v1/transactions', {
+        amount_paise: 500,
+        due_date: '2030-01-02',
+        contact_id: contactId,
+      });
+      expect(res.status).toBe(201);
+    }
+    expect(await dataVersion(businessId)).toBe(before + 3);
+  });
+
   it('moves the data version of a rolled-back transaction not at all', async () => {
     const other = await h.newBusiness();
     const made = await other.post('/v1/contacts', { name: 'Rollback Buyer' });
@@ -212,6 +248,14 @@ describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
       });
       await arrived;
       expect(heard).toEqual(['lean_test_marker', OUTBOX_CHANNEL]);
+
+      // A burst right after that one: the repeats asked for while one is in flight or within
+      // NOTIFY_SPACING_MS after it are sent as one, at its end: fewer, never none.
+      const outbox = () => heard.filter((c) => c === OUTBOX_CHANNEL).length;
+      const before = outbox();
+      await Promise.all([signalOutbox(h.store.db), signalOutbox(h.store.db), signalOutbox(h.store.db)]);
+      if (outbox() === before) await next(OUTBOX_CHANNEL); // fails after 5 s
+      expect(outbox()).toBeGreaterThan(before);
     } finally {
       await listener.end();
     }
@@ -273,6 +317,13 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
       ),
     );
     expect(prepared).toContain(texts[1]);
+    // The contact is kept: the next create for it is the one statement, which writes the due only
+    // while the contact is unchanged (TransactionService.createAlone).
+    const again = await statementsOf(
+      () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),
+      201,
+    );
+    expect(again.map((q) => q.text).filter((t) => t !== NOTIFY_AFTER_COMMIT)).toEqual([texts[1]]);
   });
 
   it('creates a due that also writes a contact in one transaction, its writes in one statement before COMMIT', async () => {

@@ -93,6 +93,37 @@ describe('POST /v1/transactions', () => {
     });
   });
 
+  it('takes the contact by id as it is now: renamed or given a new phone since its last due, the next due says so', async () => {
+    // On PostgreSQL a contact once read is kept and checked by the create's own statement.
+    const biz = await h.newBusiness();
+    const contact = await biz.post('/v1/contacts', { name: 'Kept Buyer', phone: '9876555111' });
+    const id = contact.body.data.id;
+    const first = await due(biz, { contact_id: id });
+    expect(first.body.data).toMatchObject({ contact_name: 'Kept Buyer', contact_phone: '919876555111' });
+    const changes = [
+      { body: { name: 'Renamed Buyer' }, name: 'Renamed Buyer', phone: '919876555111' },
+      { body: { phone: '9876555222' }, name: 'Renamed Buyer', phone: '919876555222' },
+      { body: { phone: null }, name: 'Renamed Buyer', phone: null },
+    ];
+    for (const change of changes) {
+      expect((await biz.patch(`/v1/contacts/${id}`, change.body)).status).toBe(200);
+      for (let i = 0; i < 2; i++) {
+        const res = await due(biz, { contact_id: id });
+        expect(res.status).toBe(201);
+        expect(res.body.data).toMatchObject({ contact_id: id, contact_name: change.name, contact_phone: change.phone });
+        const event = await h.store.db
+          .selectFrom('events')
+          .select('payload')
+          .where('business_id', '=', biz.business.id)
+          .where('type', '=', 'transaction.created')
+          .where('payload', 'like', `%${res.body.data.id}%`)
+          .executeTakeFirstOrThrow();
+        expect(JSON.parse(event.payload)).toMatchObject({ contactName: change.name, contactPhone: change.phone });
+      }
+    }
+    expect((await biz.get('/v1/transactions')).body.total).toBe(7);
+  });
+
   it('allows past due dates (importing old dues) and reads them as overdue', async () => {
     const biz = await h.newBusiness();
     const res = await due(biz, { due_date: '2025-03-31', contact_name: 'Old Debt' });

@@ -14,8 +14,20 @@ const MARK = '\u0000arg:';
 export function precompiled<Args extends Record<string, unknown>, Row>(
   build: (db: Executor, arg: (name: keyof Args & string) => never) => Compilable<Row>,
 ): (db: Executor, args: Args) => Promise<Row[]> {
+  const query = precompiledQuery(build, { prepared: true });
+  return async (db, args) => (await db.executeQuery<Row>(query(db, args))).rows;
+}
+
+/**
+ * precompiled's statement with the arguments bound, to send later (e.g. with others through
+ * writeTogether); `prepared`: made a named prepared statement on PostgreSQL.
+ */
+export function precompiledQuery<Args extends Record<string, unknown>, Row = unknown>(
+  build: (db: Executor, arg: (name: keyof Args & string) => never) => Compilable<Row>,
+  opts: { prepared?: boolean } = {},
+): (db: Executor, args: Args) => CompiledQuery<Row> {
   const byDialect = new Map<unknown, { sql: string; parameters: readonly unknown[]; slots: (string | null)[] }>();
-  return async (db, args) => {
+  return (db, args) => {
     const adapter = db.getExecutor().adapter.constructor;
     let compiled = byDialect.get(adapter);
     if (!compiled) {
@@ -25,15 +37,14 @@ export function precompiled<Args extends Record<string, unknown>, Row>(
       );
       compiled = { sql: query.sql, parameters: query.parameters, slots };
       byDialect.set(adapter, compiled);
-      if (isPostgres(db)) preparedStatement(query.sql);
+      if (opts.prepared && isPostgres(db)) preparedStatement(query.sql);
     }
     const { sql, parameters, slots } = compiled;
     const values = parameters.map((p, i) => {
       const slot = slots[i];
       return slot === null || slot === undefined ? p : args[slot];
     });
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(sql, values));
-    return result.rows;
+    return CompiledQuery.raw(sql, values) as CompiledQuery<Row>;
   };
 }
 
@@ -180,9 +191,16 @@ export function insertRowsQuery<T extends keyof Database & string>(
   return compileInsert(db, table, columns, rows, {});
 }
 
-/** Distinct statements writeTogether has made named prepared statements of, and how many it may. */
-const together = new Set<string>();
+/** How many distinct statements writeTogether keeps (made once, sent as named prepared statements). */
 const TOGETHER_PREPARED_MAX = 64;
+
+/** The statements writeTogether has made, by the texts of their parts in order (see togetherText). */
+interface TogetherNode {
+  next: Map<string, TogetherNode>;
+  text?: string;
+}
+const together: TogetherNode = { next: new Map() };
+let togetherKept = 0;
 
 /**
  * PostgreSQL (issue 26): several writes whose results nobody reads, sent as ONE statement (one
@@ -191,23 +209,46 @@ const TOGETHER_PREPARED_MAX = 64;
  * are checked at its end, so a row may refer to one inserted by an earlier part.
  */
 export async function writeTogether(db: Executor, writes: readonly CompiledQuery[], last: CompiledQuery) {
-  const parts: string[] = [];
   const parameters: unknown[] = [];
+  for (const q of writes) for (const p of q.parameters) parameters.push(p);
+  for (const p of last.parameters) parameters.push(p);
+  await db.executeQuery(CompiledQuery.raw(togetherText(writes, last), parameters));
+}
+
+/**
+ * The text of writeTogether's statement, made once per sequence of part texts: the parts' texts
+ * are kept strings (compiled once per shape), so finding it is a few map lookups, where making it
+ * renumbers every parameter of every part.
+ */
+function togetherText(writes: readonly CompiledQuery[], last: CompiledQuery): string {
+  let node = together;
+  for (const q of [...writes, last]) {
+    let next = node.next.get(q.sql);
+    if (!next) {
+      if (togetherKept >= TOGETHER_PREPARED_MAX) return makeTogetherText(writes, last);
+      next = { next: new Map() };
+      node.next.set(q.sql, next);
+    }
+    node = next;
+  }
+  if (node.text === undefined) {
+    node.text = makeTogetherText(writes, last);
+    togetherKept++;
+    preparedStatement(node.text);
+  }
+  return node.text;
+}
+
+function makeTogetherText(writes: readonly CompiledQuery[], last: CompiledQuery): string {
+  let offset = 0;
   const renumber = (q: CompiledQuery) => {
-    const offset = parameters.length;
-    parameters.push(...q.parameters);
-    return q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const from = offset;
+    offset += q.parameters.length;
+    return q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + from}`);
   };
-  writes.forEach((q, i) => {
-    parts.push(`w${i} as (${renumber(q)})`);
-  });
+  const parts = writes.map((q, i) => `w${i} as (${renumber(q)})`);
   const tail = renumber(last);
-  const text = /^with\s/i.test(tail)
+  return /^with\s/i.test(tail)
     ? `with ${parts.join(', ')}, ${tail.replace(/^with\s+/i, '')}`
     : `with ${parts.join(', ')} ${tail}`;
-  if (!together.has(text) && together.size < TOGETHER_PREPARED_MAX) {
-    together.add(text);
-    preparedStatement(text);
-  }
-  await db.executeQuery(CompiledQuery.raw(text, parameters));
 }

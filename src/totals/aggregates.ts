@@ -36,6 +36,12 @@ import { addDays } from '../lib/dates.js';
 /** A PostgreSQL transaction's shard: its connection's, the same expression as the data version's trigger. */
 const SHARD = 'pg_backend_pid() % 16';
 
+/**
+ * The transaction-local setting in which the data version's deferred trigger remembers the
+ * business whose version the transaction has moved (migration 2026-11-24T08-00).
+ */
+const DATA_VERSION_MOVED = 'receivables.data_version_moved';
+
 const TOTALS_COLUMNS = [
   'pending_count',
   'pending_paise',
@@ -72,12 +78,19 @@ const dayUpsert = (table: 'pending_by_day' | 'open_by_day', first: number) => `
  * Every aggregate delta of a write in one statement, one text for every writer (a named prepared
  * statement): the shard's totals row (made on first use), then the days' and the month's rows,
  * which read the totals' output, so the totals row is always locked first.
+ *
+ * It also moves the business's data version (issue 26): every writer of the totals changes the
+ * business's dues or contacts in the same transaction, whose deferred trigger
+ * (bump_business_data_version_at_commit, migration 2026-11-25T01-00) would otherwise update this
+ * same row a second time at COMMIT. The statement marks the business as moved for the rest of the
+ * transaction (the setting that trigger reads), so the trigger finds it done and writes nothing.
  */
 const APPLY_DELTAS = `with totals as (
-  insert into business_totals as t (business_id, shard, ${TOTALS_COLUMNS.join(', ')})
-  values ($1, ${SHARD}, ${TOTALS_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
+  insert into business_totals as t (business_id, shard, ${TOTALS_COLUMNS.join(', ')}, data_version)
+  values ($1, ${SHARD}, ${TOTALS_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')}, 1)
   on conflict (business_id, shard)
-  do update set ${TOTALS_COLUMNS.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')}
+  do update set ${TOTALS_COLUMNS.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')},
+    data_version = t.data_version + 1
   returning business_id, shard
 ), pending_day as (${dayUpsert('pending_by_day', 9)}
 ), open_day as (${dayUpsert('open_by_day', 12)}
@@ -87,7 +100,7 @@ const APPLY_DELTAS = `with totals as (
   on conflict (business_id, month, shard)
   do update set due_count = m.due_count + excluded.due_count, due_paise = m.due_paise + excluded.due_paise
 )
-select 1`;
+select set_config('${DATA_VERSION_MOVED}', $1::text, true)`;
 
 /** The shard's day rows a write has emptied (count and paise both 0), deleted so range reads stay short. */
 const PRUNE_DAYS = `with pending_day as (

@@ -1,5 +1,6 @@
+import { type CompiledQuery, sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
-import { insertRowsQuery, isPostgres, writeTogether } from '../db/precompiled.js';
+import { insertRowsQuery, isPostgres, precompiledQuery, writeTogether } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 import { insertEach } from '../db/sqlite/insert-each.js';
 import { localDate } from '../lib/dates.js';
@@ -93,7 +94,13 @@ export async function insertDues(
  * atomic without a transaction: TransactionService.createAlone sends it so (with nothing else
  * written: keep it one statement).
  */
-async function insertDueTogether(trx: Executor, business: BusinessRow, rows: TransactionView[], now: Date) {
+async function insertDueTogether(
+  trx: Executor,
+  business: BusinessRow,
+  rows: TransactionView[],
+  now: Date,
+  dueInsert?: CompiledQuery,
+) {
   const today = localDate(business.timezone, now);
   const events = eventRows(
     rows.map((row) => ({
@@ -104,11 +111,12 @@ async function insertDueTogether(trx: Executor, business: BusinessRow, rows: Tra
     })),
   );
   const writes = [
-    insertRowsQuery(
-      trx,
-      'transactions',
-      rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
-    ),
+    dueInsert ??
+      insertRowsQuery(
+        trx,
+        'transactions',
+        rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
+      ),
     insertRowsQuery(trx, 'reminders', remindersForNewDues(business, rows, now)),
     insertRowsQuery(trx, 'events', events),
   ].filter((q) => q !== undefined);
@@ -122,6 +130,70 @@ async function insertDueTogether(trx: Executor, business: BusinessRow, rows: Tra
   );
   await signalOutbox(trx);
 }
+
+/**
+ * PostgreSQL (issue 26): one new due, as insertDue, for a contact read before (by an earlier
+ * request: TransactionService.createAlone keeps the contacts it has read) and not read again. Its
+ * row's contact_id is the contact's id only while the contact is still the business's with the
+ * name and phone the due is written with (they go into the answer and the event), else NULL, which
+ * the column refuses: the whole statement fails and writes nothing (isContactChanged), and the
+ * caller reads the contact again. Sent without a transaction, as one statement.
+ */
+export async function insertDueForContact(
+  db: Executor,
+  business: BusinessRow,
+  due: NewDue,
+  now: Date,
+): Promise<TransactionView> {
+  const row = newDueRow(business, due, now);
+  await insertDueTogether(db, business, [row], now, dueForContactQuery(db, row));
+  return row;
+}
+
+/** Whether `error` is insertDueForContact's statement refusing a contact that changed (or is not the business's). */
+export function isContactChanged(error: unknown): boolean {
+  const e = error as { code?: unknown; table?: unknown; column?: unknown } | null;
+  return e?.code === '23502' && e.table === 'transactions' && e.column === 'contact_id';
+}
+
+/** Every stored column of a due (TransactionView without the contact's name and phone). */
+const STORED_COLUMNS: Record<keyof Omit<TransactionView, 'contact_name' | 'contact_phone'>, true> = {
+  id: true,
+  business_id: true,
+  contact_id: true,
+  amount_paise: true,
+  currency: true,
+  status: true,
+  open: true,
+  direction: true,
+  due_date: true,
+  paid_at: true,
+  utr: true,
+  payment_method: true,
+  invoice_number: true,
+  notes: true,
+  reminder_count: true,
+  claim_count: true,
+  pay_token: true,
+  created_at: true,
+  updated_at: true,
+  amount_paid_paise: true,
+  deleted_at: true,
+  series_id: true,
+  recurrence: true,
+  recurs_next: true,
+  reminders_paused: true,
+  promise_date: true,
+  promise_made_at: true,
+};
+
+const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknown>>((db, arg) =>
+  db.insertInto('transactions').values({
+    ...Object.fromEntries(Object.keys(STORED_COLUMNS).map((column) => [column, arg(column as keyof TransactionView)])),
+    contact_id: sql`(select c.id from contacts c where c.id = ${arg('contact_id')} and c.business_id = ${arg('business_id')}
+      and c.name = ${arg('contact_name')} and c.phone is not distinct from ${arg('contact_phone')})`,
+  } as never),
+);
 
 function newDueRow(business: BusinessRow, due: NewDue, now: Date): TransactionView {
   const id = uuidv7(now.getTime());

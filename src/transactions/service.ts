@@ -14,7 +14,7 @@ import { type SequenceStepView, sequenceFromJson } from '../reminder-schedule/st
 import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
-import { insertDues } from './new-due.js';
+import { insertDueForContact, insertDues, isContactChanged, type NewDue } from './new-due.js';
 import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
 import type {
@@ -37,6 +37,9 @@ const MANY_SINCE_KEPT = 1000;
 /** The statuses that are one value of `open` (the others also split on the due date). */
 const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
 
+/** How many contacts createAlone keeps (read once, then checked by the create's own statement). */
+const CONTACTS_KEPT = 10_000;
+
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
@@ -48,6 +51,8 @@ export interface CreatedTransaction {
 export class TransactionService {
   /** sinceMatchesMany's kept yes answers, oldest first */
   readonly #manySince = new Map<string, true>();
+  /** createAlone's contacts, by business and id, as last read (or written with a due) */
+  readonly #contacts = new Map<string, ContactRow>();
 
   constructor(
     private readonly deps: {
@@ -97,13 +102,40 @@ export class TransactionService {
    * reminders, its event and the totals), atomic by itself, so it is sent without BEGIN and COMMIT:
    * two round trips fewer, and the business's totals row is locked only inside the server, for
    * that statement and its commit. Anything that would write more goes through createIn.
+   *
+   * The contact is read once and kept (by business and id, at most CONTACTS_KEPT): the statement
+   * writes the due only while the contact is still the business's with the kept name and phone
+   * (insertDueForContact), so a create for a contact seen before is one round trip. When it has
+   * changed (in any process) the statement writes nothing, and the contact is read again.
    */
   private async createAlone(business: BusinessRow, input: CreateTransactionInput, contactId: string) {
     this.checkCreate(business, input);
-    const contact = await findContact(this.deps.db, business.id, contactId);
-    if (!contact) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
-    const [transaction] = await this.insertMany(this.deps.db, business, [{ input, contact }]);
-    return { transaction: transaction as repo.TransactionView, contactCreated: false };
+    const key = `${business.id}/${contactId}`;
+    let contact = this.#contacts.get(key);
+    for (let attempt = 1; ; attempt++) {
+      if (!contact) {
+        contact = await findContact(this.deps.db, business.id, contactId);
+        if (!contact) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
+      }
+      try {
+        const transaction = await insertDueForContact(
+          this.deps.db,
+          business,
+          this.newDue(input, contact),
+          this.deps.clock.now(),
+        );
+        if (!this.#contacts.has(key)) {
+          if (this.#contacts.size >= CONTACTS_KEPT) this.#contacts.clear();
+          this.#contacts.set(key, contact);
+        }
+        return { transaction, contactCreated: false };
+      } catch (error) {
+        this.#contacts.delete(key);
+        // Changed again between our read and our write, three times running: answered as a failure.
+        if (!isContactChanged(error) || attempt >= 3) throw error;
+        contact = undefined;
+      }
+    }
   }
 
   /**
@@ -180,21 +212,7 @@ export class TransactionService {
     const rows = await insertDues(
       t,
       business,
-      items.map(({ input, contact }) => ({
-        contact,
-        amountPaise: input.amount_paise,
-        dueDate: input.due_date,
-        notes: input.notes ?? null,
-        invoiceNumber: input.invoice_number ?? null,
-        recurrence:
-          input.recurrence == null
-            ? null
-            : storeRecurrence({
-                interval: input.recurrence.interval as Recurrence['interval'],
-                until: input.recurrence.until ?? null,
-              }),
-        seriesId: null,
-      })),
+      items.map(({ input, contact }) => this.newDue(input, contact)),
       now,
     );
     // A first due whose date has arrived (or passed) catches its series up at once.
@@ -202,6 +220,25 @@ export class TransactionService {
       if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), now);
     }
     return rows;
+  }
+
+  /** A checked create body and its contact, as the new due to write. */
+  private newDue(input: CreateTransactionInput, contact: ContactRow): NewDue {
+    return {
+      contact,
+      amountPaise: input.amount_paise,
+      dueDate: input.due_date,
+      notes: input.notes ?? null,
+      invoiceNumber: input.invoice_number ?? null,
+      recurrence:
+        input.recurrence == null
+          ? null
+          : storeRecurrence({
+              interval: input.recurrence.interval as Recurrence['interval'],
+              until: input.recurrence.until ?? null,
+            }),
+      seriesId: null,
+    };
   }
 
   async get(business: BusinessRow, id: string): Promise<repo.TransactionView> {

@@ -94,8 +94,8 @@ export class Lease implements DatabaseConnection {
   /**
    * One INSERT (named values, `@column`) run once per row, inside this use's open transaction:
    * a bulk import's rows (sqlite/insert-each.ts). Inside the driver's savepoint a single-row
-   * INSERT reused per row is ~1.7x faster than the same rows as multi-row INSERTs (which also
-   * keep a statement journal of every page they touch), and no values array is built.
+   * INSERT reused per row was ~1.7x faster than the same rows as multi-row INSERTs
+   * (bench/bulk-floor.ts --savepoint), and no values array is built.
    */
   runEach(sql: string, rows: readonly object[]): void {
     if (this.state === 'idle') throw new Error('runEach runs inside a transaction');

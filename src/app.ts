@@ -12,7 +12,6 @@ import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RenderedResponses } from './http/rendered.js';
-import { LazyRequestLogger } from './http/request-logger.js';
 import { ErrorBody } from './http/schemas.js';
 import type { App, AppDeps } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -49,8 +48,6 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     trustProxy: trustProxyOption(config.trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
-    // request.log is made on first use: most requests log nothing (http/request-logger.ts).
-    childLoggerFactory: (parent, bindings, options) => new LazyRequestLogger(parent, bindings, options),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
@@ -88,10 +85,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     reply.header('x-request-id', request.id);
     // API answers are one business's data: no shared or browser cache keeps them.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    httpDuration.record(
-      request.method,
-      request.routeOptions.url ?? 'unmatched',
-      reply.statusCode,
+    httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },
       reply.elapsedTime / 1000,
     );
     done(null, payload);

@@ -221,21 +221,17 @@ export class BusinessService {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /**
-   * Writes `last_used_at` when it is a minute old in this process (KeyUseTracker): cheap enough for
-   * every request. Undefined (nothing to wait for) when there is nothing to write.
-   */
-  #recordUse(keyId: string): Promise<void> | undefined {
+  /** Writes `last_used_at` when it is a minute old in this process (KeyUseTracker): cheap enough for every request. */
+  async #recordUse(keyId: string): Promise<void> {
     const now = this.deps.clock.now();
-    if (!this.#uses.due(keyId, now.getTime())) return undefined;
-    return repo.recordKeyUse(this.deps.db, keyId, now.toISOString()).then(
-      () => undefined,
-      () => {
-        // Bookkeeping only: the request is answered all the same and the key's next use retries
-        // (an outage or a full disk shows on the request's own reads and writes).
-        this.#uses.forget(keyId);
-      },
-    );
+    if (!this.#uses.due(keyId, now.getTime())) return;
+    try {
+      await repo.recordKeyUse(this.deps.db, keyId, now.toISOString());
+    } catch {
+      // Bookkeeping only: the request is answered all the same and the key's next use retries
+      // (an outage or a full disk shows on the request's own reads and writes).
+      this.#uses.forget(keyId);
+    }
   }
 
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
@@ -246,9 +242,7 @@ export class BusinessService {
     if (cache && version !== undefined) {
       const cached = cache.get(apiKey, version);
       if (cached) {
-        // No await when there is nothing to write (nearly every request): one promise fewer.
-        const use = this.#recordUse(cached.keyId);
-        if (use) await use;
+        await this.#recordUse(cached.keyId);
         return cached;
       }
     }

@@ -52,7 +52,9 @@ export async function bootstrap(
   }
   const clock = systemClock;
   const rateLimits: RateLimitStore = config.redisUrl
-    ? new RedisRateLimitStore(config.redisUrl, clock, redisBreakerEvents(logger, metrics))
+    ? new RedisRateLimitStore(config.redisUrl, clock, redisBreakerEvents(logger, metrics), {
+        timeoutMs: config.redisTimeoutMs,
+      })
     : new MemoryRateLimitStore(clock);
   const services = createServices({ store, clock, config, logger, channel: createChannel(config, logger) });
   return {

@@ -17,6 +17,8 @@ export interface Config {
   /** Long reads (lists) one business may run at once per process; 0: derived from the threads or pool. */
   readonly readsPerBusiness: number;
   readonly redisUrl: string | undefined;
+  /** How long a rate-limit hit waits for Redis before it is counted locally and the breaker opens. */
+  readonly redisTimeoutMs: number;
   readonly publicBaseUrl: string;
   readonly rateLimitPerMinute: number;
   readonly authFailuresPerMinute: number;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     readThreads: int(env, 'READ_THREADS', 2, 0, 64),
     readsPerBusiness: int(env, 'READS_PER_BUSINESS', 0, 0, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 250, 10, 60_000),
     publicBaseUrl,
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 30, 1, 100_000_000),
     authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 300, 1, 100_000_000),

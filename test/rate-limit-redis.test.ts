@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { createMetrics } from '../src/http/metrics.js';
 import type { App } from '../src/http/types.js';
 import { RedisRateLimitStore } from '../src/rate-limit/redis.js';
@@ -79,6 +80,17 @@ describe('rate limit shared through Redis (REDIS_URL)', () => {
       expect(errors.length).toBe(1);
     } finally {
       await down.close();
+    }
+  });
+});
+
+describe('REDIS_TIMEOUT_MS', () => {
+  it('defaults to 250 ms and refuses a value that is not a whole number of milliseconds in range', () => {
+    expect(loadConfig({}).redisTimeoutMs).toBe(250);
+    expect(loadConfig({ REDIS_TIMEOUT_MS: '1500' }).redisTimeoutMs).toBe(1500);
+    for (const bad of ['abc', '0', '1.5', '600000']) {
+      expect(() => loadConfig({ REDIS_TIMEOUT_MS: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ REDIS_TIMEOUT_MS: bad })).toThrow(/REDIS_TIMEOUT_MS/);
     }
   });
 });

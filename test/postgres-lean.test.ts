@@ -202,8 +202,16 @@ describe.skipIf(!onPostgres)('the business totals row on PostgreSQL', () => {
 });
 
 describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
+  // A server of its own: the other tests' creates leave a repeat NOTIFY due up to
+  // NOTIFY_SPACING_MS later from their pool, which this listener would hear as a stray.
+  let own: Harness;
+  beforeAll(async () => {
+    own = await startHarness();
+  });
+  afterAll(() => own?.close());
+
   it('is sent after the writer commits, and not at all when it rolls back', async () => {
-    const listener = new pg.Client({ connectionString: h.databaseUrl });
+    const listener = new pg.Client({ connectionString: own.databaseUrl });
     await listener.connect();
     const heard: string[] = [];
     const waiters: { channel: string; resolve: () => void }[] = [];
@@ -225,10 +233,10 @@ describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
     try {
       await listener.query(`listen ${OUTBOX_CHANNEL}`);
       await listener.query('listen lean_test_marker');
-      const pool = h.store.pgPool as pg.Pool;
+      const pool = own.store.pgPool as pg.Pool;
 
       await expect(
-        h.store.db.transaction().execute(async (trx) => {
+        own.store.db.transaction().execute(async (trx) => {
           await signalOutbox(trx);
           throw new Error('rolled back');
         }),
@@ -240,7 +248,7 @@ describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
       expect(heard).toEqual(['lean_test_marker']);
 
       const arrived = next(OUTBOX_CHANNEL);
-      await h.store.db.transaction().execute(async (trx) => {
+      await own.store.db.transaction().execute(async (trx) => {
         await signalOutbox(trx);
         // Still in the transaction: nothing was sent (the listener's round trip would carry it).
         await listener.query('select 1');
@@ -253,7 +261,7 @@ describe.skipIf(!onPostgres)('the outbox signal on PostgreSQL', () => {
       // NOTIFY_SPACING_MS after it are sent as one, at its end: fewer, never none.
       const outbox = () => heard.filter((c) => c === OUTBOX_CHANNEL).length;
       const before = outbox();
-      await Promise.all([signalOutbox(h.store.db), signalOutbox(h.store.db), signalOutbox(h.store.db)]);
+      await Promise.all([signalOutbox(own.store.db), signalOutbox(own.store.db), signalOutbox(own.store.db)]);
       if (outbox() === before) await next(OUTBOX_CHANNEL); // fails after 5 s
       expect(outbox()).toBeGreaterThan(before);
     } finally {

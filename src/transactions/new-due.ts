@@ -5,13 +5,12 @@ import type { Executor } from '../db/schema.js';
 import { insertEach } from '../db/sqlite/insert-each.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
-import { eventRows, recordEvents } from '../outbox/events.js';
+import { eventRows } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
-import { remindersForNewDues, scheduleForNewDues } from '../reminder-schedule/schedule.js';
+import { remindersForNewDues } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { transactionEventData } from './presenter.js';
 import type { TransactionView } from './repository.js';
-import * as repo from './repository.js';
 
 export interface NewDue {
   contact: { id: string; name: string; phone: string | null };
@@ -50,32 +49,17 @@ export async function insertDues(
   now: Date,
 ): Promise<TransactionView[]> {
   const rows = dues.map((due) => newDueRow(business, due, now));
-  if (dues.length === 1 && isPostgres(trx)) {
+  if (rows.length === 0) return rows;
+  if (rows.length === 1 && isPostgres(trx)) {
     await insertDueTogether(trx, business, rows, now);
     return rows;
   }
-  const today = localDate(business.timezone, now);
-  const created = rows.map((row) => ({
-    businessId: business.id,
-    type: 'transaction.created' as const,
-    data: transactionEventData(row, today),
-    at: now,
-  }));
-  if (dues.length > 1) {
-    // A bulk import's chunk: the same rows, each table's through one prepared single-row INSERT
-    // run per row on SQLite (insertEach; multi-row INSERTs on PostgreSQL).
-    await insertEach(trx, 'transactions', rows, ['contact_name', 'contact_phone']);
-    await insertEach(trx, 'reminders', remindersForNewDues(business, rows, now));
-    await insertEach(trx, 'events', eventRows(created));
-    await signalOutbox(trx);
-  } else {
-    await repo.insertTransactions(
-      trx,
-      rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
-    );
-    await scheduleForNewDues(trx, business, rows, now);
-    await recordEvents(trx, created);
-  }
+  // Each table's rows through one prepared single-row INSERT run per row on SQLite (insertEach:
+  // its fastest way in, bench/bulk-floor.ts), multi-row INSERTs on PostgreSQL.
+  await insertEach(trx, 'transactions', rows, ['contact_name', 'contact_phone']);
+  await insertEach(trx, 'reminders', remindersForNewDues(business, rows, now));
+  await insertEach(trx, 'events', eventRows(createdEvents(business, rows, now)));
+  await signalOutbox(trx);
   // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
   // COMMIT, so every other statement runs before it and a business's creates queue on the row
   // for one statement, not for the whole transaction.
@@ -101,15 +85,7 @@ async function insertDueTogether(
   now: Date,
   dueInsert?: CompiledQuery,
 ) {
-  const today = localDate(business.timezone, now);
-  const events = eventRows(
-    rows.map((row) => ({
-      businessId: business.id,
-      type: 'transaction.created' as const,
-      data: transactionEventData(row, today),
-      at: now,
-    })),
-  );
+  const events = eventRows(createdEvents(business, rows, now));
   const writes = [
     dueInsert ??
       insertRowsQuery(
@@ -129,6 +105,17 @@ async function insertDueTogether(
     ),
   );
   await signalOutbox(trx);
+}
+
+/** One transaction.created per new due, as of `now`. */
+function createdEvents(business: BusinessRow, rows: readonly TransactionView[], now: Date) {
+  const today = localDate(business.timezone, now);
+  return rows.map((row) => ({
+    businessId: business.id,
+    type: 'transaction.created' as const,
+    data: transactionEventData(row, today),
+    at: now,
+  }));
 }
 
 /**

@@ -33,10 +33,6 @@ export function insertTransaction(db: Executor, row: TransactionRow) {
   return insertRows(db, 'transactions', [row]);
 }
 
-export function insertTransactions(db: Executor, rows: readonly TransactionRow[]) {
-  return insertRows(db, 'transactions', rows);
-}
-
 const findTransactionQuery = precompiled<{ businessId: string; id: string }, TransactionView>((db, arg) =>
   withContact(db)
     .where('transactions.business_id', '=', arg('businessId'))

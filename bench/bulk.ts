@@ -128,7 +128,7 @@ async function main() {
     };
 
     // 1. import: single POSTs, then one import, same server, same row shapes.
-    let next = 0;
+    let next = process.argv.includes('--export-only') ? IMPORT_ROWS : 0;
     const singleStart = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -138,7 +138,7 @@ async function main() {
     const singleSeconds = (performance.now() - singleStart) / 1000;
     const rows = Array.from({ length: IMPORT_ROWS }, (_, i) => row(i, 'IMP'));
     const importStart = performance.now();
-    await post(bulk.apiKey, '/v1/transactions/import', { rows });
+    if (!process.argv.includes('--export-only')) await post(bulk.apiKey, '/v1/transactions/import', { rows });
     const importSeconds = (performance.now() - importStart) / 1000;
 
     // 2. export: stream it, count the lines, watch the server's memory. Twice: the first run

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../src/bulk/csv.js';
 import { EXPORT_COLUMNS } from '../src/bulk/export.js';
 import { eventsOf, newDue, summaryOf } from './helpers/dues.js';
-import type { Harness, TestBusiness } from './helpers/harness.js';
+import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
 import type { HttpsReceiver } from './helpers/https-receiver.js';
 
@@ -485,7 +485,15 @@ describe('GET /v1/transactions/export', () => {
     const odd = await newDue(biz, { contact_name: 'Odd Text' });
     await h.store.db
       .updateTable('transactions')
-      .set({ notes: ' leading space', utr: 'trailing nbsp\u00a0', invoice_number: '\tTAB' })
+      // The currency and payment method are nearly always a known word (export-lines.ts wordCell):
+      // other text takes the full rules.
+      .set({
+        notes: ' leading space',
+        utr: 'trailing nbsp\u00a0',
+        invoice_number: '\tTAB',
+        currency: ' INR',
+        payment_method: '@upi,x',
+      })
       .where('id', '=', odd.id)
       .execute();
     await h.store.db.updateTable('contacts').set({ name: '=cmd|x' }).where('id', '=', odd.contact_id).execute();
@@ -514,6 +522,24 @@ describe('GET /v1/transactions/export', () => {
     const synced = await exportCsv(biz, since);
     expect(synced.rows).toHaveLength(11);
     expect(synced.text).toBe(await expected(`&${since.slice(1)}`));
+  });
+
+  it('writes the pay page address as the list API does when PUBLIC_BASE_URL itself needs quoting', async () => {
+    const other = await startHarness({ now: START, env: { PUBLIC_BASE_URL: 'https://pay.example.test/a,"b"' } });
+    try {
+      const biz = await other.newBusiness();
+      const due = await newDue(biz, { contact_name: 'Quoted Base' });
+      const res = await biz.get('/v1/transactions/export');
+      expect(res.status, res.text).toBe(200);
+      const [row] = parse(res.text, { columns: true }) as Record<string, string>[];
+      expect(row?.pay_page_url).toBe(due.pay_page_url);
+      expect(String(due.pay_page_url)).toMatch(/^https:\/\/pay\.example\.test\/a,"b"\/pay\/[0-9A-Za-z_-]+$/);
+      const list = await biz.get('/v1/transactions');
+      const item = list.body.data[0] as Record<string, unknown>;
+      expect(res.text).toBe(csvLine(EXPORT_COLUMNS) + csvLine(EXPORT_COLUMNS.map((c) => item[c])));
+    } finally {
+      await other.close();
+    }
   });
 
   it('lists deleted dues only for an incremental sync that asks, and never the dues of another business', async () => {

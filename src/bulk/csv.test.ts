@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvLine, normaliseDueDate, rupeesToPaise, unguardCell } from './csv.js';
+import { KNOWN_WORDS } from './export-lines.js';
 
 describe('csvCell', () => {
+  it('leaves the words the export passes through as they are (export-lines.ts wordCell) unchanged', () => {
+    for (const word of Object.values(KNOWN_WORDS).flat()) expect(csvCell(word)).toBe(word);
+  });
+
   it('neutralises what a spreadsheet would run as a formula, and undoes it on import', () => {
     for (const text of ['=1+1', '+91 98765', '-5', '@SUM(A1)', '\tx', '\rx']) {
       const cell = csvCell(text);

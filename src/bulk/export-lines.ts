@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { promiseKept } from '../transactions/domain.js';
 import type { ListPosition, ListSelection } from '../transactions/repository.js';
+import { PAYMENT_METHODS } from '../transactions/schema.js';
 import { csvCell } from './csv.js';
 import type { ExportColumn } from './export.js';
 
@@ -36,6 +37,36 @@ function textCell(x: Sql): Sql {
   return sql`case when ${x} is null then '' when substr(${x}, 1, 1) in ('=', '+', '-', '@', char(9), char(13)) then ${quoted(sql`('''' || ${x})`)} else ${quoted(x)} end`;
 }
 
+/**
+ * csvCell of the pay page's address, `{publicBaseUrl}/pay/{pay_token}`: a pay token is hex and
+ * base64url characters (lib/ids.ts timeOrderedToken), none of which csvCell treats, and never
+ * first or last in the address, so the cell is csvCell of `{publicBaseUrl}/pay/` (a constant of the
+ * statement: SQLite computes it once per run) with the token put in before its closing quote, if
+ * it has one. One concatenation a row instead of the full rules on a new string some ten times.
+ */
+function payUrlCell(publicBaseUrl: Sql): Sql {
+  const prefix = textCell(sql`(${publicBaseUrl} || '/pay/')`);
+  return sql`case when unicode(${prefix}) = 34 then substr(${prefix}, 1, length(${prefix}) - 1) || "transactions"."pay_token" || '"' else ${prefix} || "transactions"."pay_token" end`;
+}
+
+/**
+ * csvCell of a text that is nearly always one of `words` (which csvCell leaves as they are, a test
+ * checks): those as they are, anything else through the full rules.
+ */
+function wordCell(x: Sql, words: readonly string[]): Sql {
+  return sql`case when ${x} in (${sql.join(words.map((w) => sql.lit(w)))}) then ${x} else ${textCell(x)} end`;
+}
+
+/**
+ * The words the currency, direction and payment method nearly always hold (the business's
+ * currency; the API's payment methods, and `api` for a due marked paid through it).
+ */
+export const KNOWN_WORDS = {
+  currency: ['INR'],
+  direction: ['receivable'],
+  payment_method: [...PAYMENT_METHODS, 'api'],
+} as const;
+
 /** A value that never needs quoting (ids, ISO dates and times, integers, fixed words), NULL as ''. */
 const plain = (x: Sql): Sql => sql`coalesce(${x}, '')`;
 const col = (name: string) => sql.ref(name) as Sql;
@@ -49,13 +80,13 @@ function cells(today: Sql, publicBaseUrl: Sql): Record<ExportColumn, Sql> {
     contact_name: textCell(col('contacts.name')),
     contact_phone: textCell(col('contacts.phone')),
     amount_paise: col('transactions.amount_paise'),
-    currency: textCell(col('transactions.currency')),
+    currency: wordCell(col('transactions.currency'), KNOWN_WORDS.currency),
     status: sql`case when "transactions"."status" = 'pending' and "transactions"."due_date" < ${today} then 'overdue' else "transactions"."status" end`,
-    direction: textCell(col('transactions.direction')),
+    direction: wordCell(col('transactions.direction'), KNOWN_WORDS.direction),
     due_date: sql`"transactions"."due_date" || 'T00:00:00.000Z'`,
     paid_at: plain(col('transactions.paid_at')),
     utr: textCell(col('transactions.utr')),
-    payment_method: textCell(col('transactions.payment_method')),
+    payment_method: wordCell(col('transactions.payment_method'), KNOWN_WORDS.payment_method),
     invoice_number: textCell(col('transactions.invoice_number')),
     notes: textCell(col('transactions.notes')),
     // JSON.stringify({ interval, until }) of the stored recurrence: always quoted (it has quotes).
@@ -68,7 +99,7 @@ function cells(today: Sql, publicBaseUrl: Sql): Record<ExportColumn, Sql> {
     balance_paise: sql`"transactions"."amount_paise" - "transactions"."amount_paid_paise"`,
     deleted_at: plain(col('transactions.deleted_at')),
     reminder_count: col('transactions.reminder_count'),
-    pay_page_url: textCell(sql`(${publicBaseUrl} || '/pay/' || "transactions"."pay_token")`),
+    pay_page_url: payUrlCell(publicBaseUrl),
     created_at: col('transactions.created_at'),
     updated_at: col('transactions.updated_at'),
   };

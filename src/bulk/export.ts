@@ -71,11 +71,15 @@ export async function* exportCsv(
 }
 
 const LINES = lineSelection(EXPORT_COLUMNS);
-/** Lines per query on SQLite: a line is ~300 bytes, so two batches in hand stay well under a few MB. */
-const LINE_BATCH = 2_000;
+/**
+ * Lines per query on SQLite: a line is ~300 bytes, so two batches in hand are well under a MB. 1,000
+ * rather than 2,000 since the lines come by structured clone (read-worker.mjs): a first export of a
+ * million dues grew RSS by 15-16 MB, against 48-52 MB (bench/README.md, 2026-11-25).
+ */
+const LINE_BATCH = 1_000;
 /**
  * The text handed to the response at a time (~64 KB, the response stream's mark): a batch's
- * 2,000 lines are ~650 KB, and strings that large live in V8's large-object space until a full
+ * 1,000 lines are ~330 KB, and strings that large live in V8's large-object space until a full
  * collection, so pieces this size (new space, collected young) kept the main thread's heap from
  * growing with the batches (bench/README.md, 2026-11-25).
  */

@@ -35,7 +35,12 @@ describe('ReadPool rows', () => {
   const same = async (sql: string, parameters: unknown[] = []) =>
     expect(await pool.run(sql, parameters)).toEqual(main.prepare(sql).all(...parameters));
 
-  it('gives text, integers, reals and nulls as the main connection does (the JSON path)', async () => {
+  it('gives text, integers, reals and nulls as the main connection does (the JSON path: 8+ columns)', async () => {
+    await same('select id, name, amount, ratio, note, id as i2, name as n2, amount as a2 from t where id = ?', [1]);
+    await same('select id, name, amount, ratio, note, id as i2, name as n2, amount as a2 from t order by id desc', []);
+  });
+
+  it('gives narrow rows the same way (the structured-clone path: fewer than 8 columns)', async () => {
     await same('select id, name, amount, ratio, note from t where id = ?', [1]);
     expect(await pool.run('select name from t where id = 1', [])).toEqual([{ name: 'Asha "quoted" \\ \u0000 नमस्ते' }]);
   });

@@ -8,13 +8,18 @@ import Database from 'better-sqlite3';
 const { file, hold, mmapBytes } = workerData;
 const db = new Database(file, { readonly: true, timeout: 5000 });
 db.pragma('query_only = ON');
-db.pragma('cache_size = -32768');
+// 4 MB: the file is mapped (below) up to SQLite's 2 GiB limit, and mapped pages do not go through
+// this cache; it holds only pages past that limit, which the OS caches anyway. At 32 MB, a first
+// export of a million dues from a 2.7 GB file filled it on each thread (bench/README.md, issue 21).
+db.pragma('cache_size = -4096');
 db.pragma('temp_store = memory');
 // A page of dues reads ~200 rows scattered over the table: through the page cache each costs a
 // read() of its page into this connection's cache; mapped, it is a memory read (issue 18's
 // cursor pages, ~20% of the statement at 1M dues). Reads only: a write through a mapping (the
 // risky part of mmap in SQLite) never happens on this connection.
 if (mmapBytes > 0) db.pragma(`mmap_size = ${mmapBytes}`);
+/** Rows at least this wide go as JSON (below). */
+const JSON_MIN_COLUMNS = 8;
 const held = hold ? new Int32Array(hold) : undefined;
 const cache = new Map();
 
@@ -59,9 +64,14 @@ parentPort.on('message', (message) => {
     const rows = stmt.all(parameters);
     // Asked after the run: a statement SQLite re-prepared (the schema changed) has its new columns.
     const columns = stmt.columns().map((c) => c.name);
-    // Structured clone of 200 rows costs the event loop ~3x what JSON.parse of the same values
-    // does (measured): rows go as one JSON string of arrays when JSON holds them exactly.
-    if (jsonSafe(rows)) parentPort.postMessage({ id, columns, json: JSON.stringify(rows) });
+    // Wide rows (a list page: 200 dues of ~30 values) go as one JSON string of arrays when JSON
+    // holds them exactly: their structured clone cost the event loop ~3x what JSON.parse of the
+    // same values does. Narrow rows of long texts (the export's CSV lines) go by structured clone:
+    // JSON would make one string of the whole batch, which V8 keeps as a large object until a
+    // full collection, on this thread and again on the event loop's (measured: a first export of
+    // a million dues grew RSS by ~30 MB more that way, and ran no faster).
+    if (columns.length >= JSON_MIN_COLUMNS && jsonSafe(rows))
+      parentPort.postMessage({ id, columns, json: JSON.stringify(rows) });
     else parentPort.postMessage({ id, columns, rows });
   } catch (error) {
     parentPort.postMessage({ id, error: { message: String(error?.message ?? error), code: error?.code } });

@@ -131,6 +131,65 @@ describe('GET /v1/transactions: rendered pages', () => {
   });
 });
 
+describe('GET /v1/contacts/{id}: rendered', () => {
+  async function contact(biz: TestBusiness, id: string) {
+    const res = await biz.get(`/v1/contacts/${id}`);
+    expect(res.status, res.text).toBe(200);
+    return res;
+  }
+
+  it('serves a repeated read rendered, and shows every change to its dues, its row or the day', async () => {
+    const biz = await h.newBusiness();
+    const due = await newDue(biz, { contact_name: 'Balance Buyer', due_date: '2026-11-21' });
+    const before = await cacheCounts('contact');
+    const first = await contact(biz, due.contact_id);
+    expect((await contact(biz, due.contact_id)).text).toBe(first.text);
+    expect(await cacheCounts('contact')).toEqual({ hit: before.hit + 1, miss: before.miss + 1 });
+    expect(first.body.data).toMatchObject({ outstanding_paise: 50_000, pending_count: 1, overdue_count: 0 });
+
+    await newDue(biz, { contact_id: due.contact_id, contact_name: undefined, contact_phone: undefined });
+    expect((await contact(biz, due.contact_id)).body.data).toMatchObject({ total_transactions: 2, pending_count: 2 });
+
+    const pay = await biz.post(`/v1/transactions/${due.id}/payments`, { amount_paise: 20_000 });
+    expect(pay.status, pay.text).toBe(201);
+    expect((await contact(biz, due.contact_id)).body.data.outstanding_paise).toBe(80_000);
+
+    await biz.patch(`/v1/contacts/${due.contact_id}`, { reminders_paused: true });
+    expect((await contact(biz, due.contact_id)).body.data.reminders_paused).toBe(true);
+
+    // Another process's write, straight to the store.
+    const other = openStore({ dataDir: h.dataDir, databaseUrl: h.databaseUrl, pgPoolMax: 1 });
+    try {
+      await other.db
+        .updateTable('contacts')
+        .set({ name: 'Named Elsewhere' })
+        .where('id', '=', due.contact_id)
+        .execute();
+    } finally {
+      await other.close();
+    }
+    expect((await contact(biz, due.contact_id)).body.data.name).toBe('Named Elsewhere');
+
+    // The next day in the business's zone: the first due is overdue, with nothing written.
+    h.clock.set('2026-11-22T06:30:00.000Z');
+    try {
+      expect((await contact(biz, due.contact_id)).body.data).toMatchObject({ overdue_count: 1, pending_count: 1 });
+    } finally {
+      h.clock.set(NOW);
+    }
+  });
+
+  it("keeps another business's contact apart: 404, never a kept read", async () => {
+    const biz = await h.newBusiness();
+    const other = await h.newBusiness();
+    const due = await newDue(biz);
+    await contact(biz, due.contact_id);
+    const res = await other.get(`/v1/contacts/${due.contact_id}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
+
 describe('RESPONSE_CACHE_MB=0', () => {
   it('reads every list page from the store', async () => {
     const off = await startHarness({ now: NOW, env: { RESPONSE_CACHE_MB: '0' } });

@@ -15,7 +15,7 @@ import {
 } from './schema.js';
 
 export async function contactRoutes(app: App) {
-  const { contacts } = app.deps.services;
+  const { contacts, transactions, businesses } = app.deps.services;
 
   app.get(
     '/contacts',
@@ -86,9 +86,22 @@ export async function contactRoutes(app: App) {
         },
       },
     },
-    async (request) => {
-      const { contact, standing } = await contacts.get(request.auth.business, request.params.id);
-      return { data: presentContactWithBalances(contact, standing) };
+    async (request, reply) => {
+      const { business } = request.auth;
+      const today = transactions.today(business);
+      // Kept rendered while the business's data stands still (http/rendered.ts): a contact's
+      // balances and score come from its dues, its kept score and its own row, all of which move
+      // the business's data version, and from the local date, which is in the key.
+      return app.rendered.send(
+        reply,
+        'contact',
+        [business.id, today, request.params.id],
+        () => businesses.dataVersion(business.id),
+        async () => {
+          const { contact, standing } = await contacts.get(business, request.params.id, today);
+          return { data: presentContactWithBalances(contact, standing) };
+        },
+      );
     },
   );
 

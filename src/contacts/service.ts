@@ -203,8 +203,11 @@ export class ContactService {
   }
 
   /** One statement (issue 26): the contact, its balances and what its score is computed from. */
-  async get(business: BusinessRow, id: string): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
-    const today = localDate(business.timezone, this.deps.clock.now());
+  async get(
+    business: BusinessRow,
+    id: string,
+    today = localDate(business.timezone, this.deps.clock.now()),
+  ): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
     const row = await repo.findContactWithStanding(this.deps.db, business.id, id, today);
     if (!row) throw errors.notFound('contact');
     const {

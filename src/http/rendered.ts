@@ -6,8 +6,9 @@ import { type CacheNamespace, cacheKey } from '../cache/cache.js';
  * Responses that dashboards and integrations ask for again and again (a page of dues), served
  * rendered while the business's data stands still: the `pages` namespace of the service layer's
  * cache (cache/cache.ts says how its versions are kept; RESPONSE_CACHE_MB sizes it). Only worth
- * it where reading and rendering cost well more than reading the version: a page of 50 dues, not
- * the summary (measured: no gain) or one due.
+ * it where reading and rendering cost well more than reading the version: a page of 50 dues, a
+ * contact with its balances and score (~150 us read and rendered: bench/README.md), not the
+ * summary (measured: no gain) or one due.
  */
 export class RenderedResponses {
   readonly #pages: CacheNamespace<string> | undefined;

@@ -143,8 +143,14 @@ async function main() {
       { name: 'summary', target: 0.45, paths: ['/v1/summary'], reference: onPostgres },
       {
         name: 'contact with balances',
+        target: 0.25,
         paths: data.contactIds.slice(0, 500).map((id) => `/v1/contacts/${id}`),
         reference: onPostgres,
+      },
+      {
+        name: 'contact, not rendered',
+        paths: data.contactIds.slice(0, 500).map((id) => `/v1/contacts/${id}`),
+        plain: true,
       },
       { name: 'create due', target: 0.07, paths: ['/v1/transactions'], method: 'POST', body: createBody, minRps: 2000 },
       ...(pgSeed

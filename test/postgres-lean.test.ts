@@ -298,9 +298,17 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
     expect(summary.map((q) => q.text)).toEqual([expect.stringMatching(/from "business_totals"/)]);
   });
 
-  it('reads a contact with its balances in one statement', async () => {
-    const contact = await statementsOf(() => biz.get(`/v1/contacts/${contactId}`));
-    expect(contact.map((q) => q.text)).toEqual([expect.stringMatching(/from "contacts" as "c"/)]);
+  it('reads a contact with its balances in one statement, and a kept read by its data version alone', async () => {
+    // A read after a write to the business: the data version, then the contact in one statement.
+    expect((await biz.patch(`/v1/contacts/${contactId}`, { name: 'Round Trip Buyer 2' })).status).toBe(200);
+    const first = await statementsOf(() => biz.get(`/v1/contacts/${contactId}`));
+    expect(first.map((q) => q.text)).toEqual([
+      expect.stringMatching(/sum\(data_version\)/),
+      expect.stringMatching(/from "contacts" as "c"/),
+    ]);
+    // Asked again while nothing changed: served rendered (http/rendered.ts), one round trip.
+    const again = await statementsOf(() => biz.get(`/v1/contacts/${contactId}`));
+    expect(again.map((q) => q.text)).toEqual([expect.stringMatching(/sum\(data_version\)/)]);
   });
 
   it('creates a due for a contact in two round trips: the contact, then one statement for every write', async () => {

@@ -93,6 +93,7 @@ export function createServices(deps: {
   const businesses = new BusinessService({
     db,
     clock,
+    changeStamp: deps.store.changeStamp,
     apiKeys: deps.store.otherCommits && {
       cache: cache.byCount<AuthenticatedKey>(10_000),
       otherCommits: deps.store.otherCommits,

@@ -170,6 +170,17 @@ describe('GET /v1/contacts/{id}: rendered', () => {
     }
     expect((await contact(biz, due.contact_id)).body.data.name).toBe('Named Elsewhere');
 
+    // This process's own write outside any transaction (a statement committed on its own, as a
+    // repository may make one), then one inside a transaction: both are seen on the next read.
+    await h.store.db.updateTable('contacts').set({ name: 'Named Here' }).where('id', '=', due.contact_id).execute();
+    expect((await contact(biz, due.contact_id)).body.data.name).toBe('Named Here');
+    await h.store.db
+      .transaction()
+      .execute((trx) =>
+        trx.updateTable('contacts').set({ name: 'Named In A Transaction' }).where('id', '=', due.contact_id).execute(),
+      );
+    expect((await contact(biz, due.contact_id)).body.data.name).toBe('Named In A Transaction');
+
     // The next day in the business's zone: the first due is overdue, with nothing written.
     h.clock.set('2026-11-22T06:30:00.000Z');
     try {

@@ -70,21 +70,47 @@ export interface ApiKeyCache {
   otherCommits: () => number;
 }
 
+/** Businesses whose data version is kept (dataVersion); past that the lot is dropped and read again. */
+const VERSIONS_KEPT = 10_000;
+
 export class BusinessService {
   /** Moved whenever this process writes a business or a key (its own commits do not move otherCommits). */
   #ownWrites = 0;
+  /** Data versions read, with the store's change stamp they were read under (dataVersion). */
+  readonly #versions = new Map<string, { stamp: string; version: number }>();
   readonly #uses = new KeyUseTracker();
 
-  constructor(private readonly deps: { db: Db; clock: Clock; apiKeys?: ApiKeyCache | undefined }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      apiKeys?: ApiKeyCache | undefined;
+      /** db/store.ts Store.changeStamp (SQLite) */
+      changeStamp?: (() => string) | undefined;
+    },
+  ) {}
 
   #keysVersion(): string | undefined {
     const keys = this.deps.apiKeys;
     return keys && `${keys.otherCommits()}:${this.#ownWrites}`;
   }
 
-  /** See repo.readDataVersion: what a rendered response of the business is kept with. */
-  dataVersion(businessId: string): Promise<number> {
-    return repo.readDataVersion(this.deps.db, businessId);
+  /**
+   * See repo.readDataVersion: what a rendered response of the business is kept with. Where the
+   * store has a change stamp (SQLite), a version read while the stamp stood is answered again
+   * without a statement until anything commits: a rendered read then costs no query of its own.
+   * The stamp is taken before the read, so a commit racing the read only makes the next one read.
+   */
+  async dataVersion(businessId: string): Promise<number> {
+    const stampOf = this.deps.changeStamp;
+    if (!stampOf) return repo.readDataVersion(this.deps.db, businessId);
+    const stamp = stampOf();
+    const known = this.#versions.get(businessId);
+    if (known?.stamp === stamp) return known.version;
+    const version = await repo.readDataVersion(this.deps.db, businessId);
+    if (this.#versions.size >= VERSIONS_KEPT) this.#versions.clear();
+    this.#versions.set(businessId, { stamp, version });
+    return version;
   }
 
   hasApiAccess(business: repo.BusinessRow): boolean {

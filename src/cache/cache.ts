@@ -100,6 +100,9 @@ export const cache = {
  * query schema is in the key without anyone remembering to add it.
  */
 export function cacheKey(...parts: unknown[]): string {
+  // Only objects need their keys sorted: parts without any (ids, a date) skip the replacer, the
+  // same text for a fraction of the cost (it runs on every rendered read).
+  if (parts.every((part) => part === null || typeof part !== 'object')) return JSON.stringify(parts);
   return JSON.stringify(parts, (_key, value: unknown) =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))

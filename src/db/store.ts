@@ -32,6 +32,13 @@ export interface Store {
    * keyChanges (a notification from triggers on the keys and businesses, no query per request).
    */
   readonly otherCommits?: () => number;
+  /**
+   * SQLite: a stamp that moves with every commit to the store, whatever process or connection
+   * makes it: another connection's (data_version) or one of this connection's own (a group's
+   * COMMIT, a write outside a transaction: counted in the same turn as it becomes visible here).
+   * While it stands, nothing read before has changed. PostgreSQL: absent (no such signal).
+   */
+  readonly changeStamp?: () => string;
   /** Whether the store answers, as this process sees it (db/health.ts): /readyz, metrics, logs. */
   readonly health: StoreHealth;
   ping(): Promise<void>;
@@ -154,6 +161,7 @@ export function openStore(
     // One thread fewer than there are: another business always finds one.
     readsPerBusiness: perBusiness(threads - 1),
     otherCommits: () => driver.dataVersion(),
+    changeStamp: () => `${driver.dataVersion()}:${driver.durability.commits}`,
     health,
     ping: async () => {
       await sql`select 1`.execute(db);

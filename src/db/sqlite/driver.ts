@@ -140,7 +140,8 @@ export class GroupCommitSqliteDriver implements Driver {
   readonly #lock = new FifoLock();
   readonly #database: BetterSqlite3.Database;
   readonly db: Statements;
-  readonly #dataVersion: Statement;
+  /** `pragma data_version`, plucked (its own statement, outside the shared cache: no row object per read). */
+  readonly #dataVersion: BetterSqlite3.Statement;
   /** Transactions released into the open outer transaction, waiting for its COMMIT. */
   #group: Waiter[] | null = null;
   #flushScheduled = false;
@@ -167,7 +168,7 @@ export class GroupCommitSqliteDriver implements Driver {
     this.#now = opts.now ?? (() => performance.now());
     this.#database = database;
     this.db = statements;
-    this.#dataVersion = statements.prepare('pragma data_version');
+    this.#dataVersion = database.prepare('pragma data_version').pluck();
     this.#walSync = walSync;
     this.durability = new Durability(walSync, opts.onFault);
   }
@@ -178,7 +179,7 @@ export class GroupCommitSqliteDriver implements Driver {
    * leaves no transaction open behind it.
    */
   dataVersion(): number {
-    return (this.#dataVersion.all([])[0] as { data_version: number }).data_version;
+    return this.#dataVersion.get() as number;
   }
 
   async init(): Promise<void> {}

@@ -110,6 +110,11 @@ export class Durability {
     return ++this.#committed;
   }
 
+  /** Commits made on this connection so far (each group COMMIT, each write outside a transaction). */
+  get commits(): number {
+    return this.#committed;
+  }
+
   /** A sync is running. */
   get syncing(): boolean {
     return this.#running;

@@ -199,6 +199,19 @@ describe('GET /v1/contacts/{id}: rendered', () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
   });
+
+  it('answers reads of several businesses made at once each with its own data, after a change to one', async () => {
+    const businesses = await Promise.all([h.newBusiness(), h.newBusiness(), h.newBusiness()]);
+    const dues = await Promise.all(businesses.map((biz) => newDue(biz)));
+    const readAll = () => Promise.all(businesses.map((biz, i) => contact(biz, dues[i].contact_id)));
+    await readAll();
+    const [changed] = businesses;
+    const pay = await changed.post(`/v1/transactions/${dues[0].id}/payments`, { amount_paise: 10_000 });
+    expect(pay.status, pay.text).toBe(201);
+    // Read together (on PostgreSQL their data versions are read by one statement): only the first moved.
+    const after = await readAll();
+    expect(after.map((res) => res.body.data.outstanding_paise)).toEqual([40_000, 50_000, 50_000]);
+  });
 });
 
 describe('RESPONSE_CACHE_MB=0', () => {

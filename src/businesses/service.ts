@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
 import { isUuid, randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
+import { TurnBatch } from '../lib/turn-batch.js';
 import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import { type KeyListing, KeyUseTracker, MAX_ACTIVE_KEYS } from './keys.js';
 import * as repo from './repository.js';
@@ -78,6 +79,8 @@ export class BusinessService {
   #ownWrites = 0;
   /** Data versions read, with the store's change stamp they were read under (dataVersion). */
   readonly #versions = new Map<string, { stamp: string; version: number }>();
+  /** Without a change stamp (PostgreSQL): the versions asked for in one turn, read by one statement. */
+  readonly #versionReads = new TurnBatch<string, number>((ids) => repo.readDataVersions(this.deps.db, ids));
   readonly #uses = new KeyUseTracker();
 
   constructor(
@@ -103,7 +106,7 @@ export class BusinessService {
    */
   async dataVersion(businessId: string): Promise<number> {
     const stampOf = this.deps.changeStamp;
-    if (!stampOf) return repo.readDataVersion(this.deps.db, businessId);
+    if (!stampOf) return this.#versionReads.read(businessId);
     const stamp = stampOf();
     const known = this.#versions.get(businessId);
     if (known?.stamp === stamp) return known.version;

@@ -1,8 +1,8 @@
 import { type CompiledQuery, sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
+import { insertEach } from '../db/insert-each.js';
 import { insertRowsQuery, isPostgres, precompiledQuery, writeTogether } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
-import { insertEach } from '../db/sqlite/insert-each.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { eventRows } from '../outbox/events.js';

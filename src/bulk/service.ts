@@ -149,8 +149,13 @@ export class BulkService {
   }
 
   /**
-   * The rows in chunks of CHUNK, a turn of the event loop between two. `bumpDataVersion` (SQLite,
-   * inside withDataVersionPerChunk): the business's data version moves once per chunk.
+   * The rows in chunks of CHUNK, a turn of the event loop between two: first every row's contact
+   * (contactsOf), then the dues, each chunk built (TransactionService.prepareMany) while the
+   * database writes the chunk before it (writePrepared): on PostgreSQL a chunk's rows are one
+   * statement, which the server runs while this process builds the next one. One chunk is written
+   * at a time, in file order, and every write has ended before this returns or throws.
+   * `bumpDataVersion` (SQLite, inside withDataVersionPerChunk): the business's data version moves
+   * once per chunk.
    */
   private async writeChunks(
     trx: Trx,
@@ -161,53 +166,85 @@ export class BulkService {
     bumpDataVersion?: string,
   ): Promise<void> {
     const { transactions } = this.deps;
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      if (start > 0) await nextTurn();
-      const chunk: { input: CreateTransactionInput; contact?: ContactRow }[] = [];
-      // Rows that name their contact wait here and are found or created together (one lookup, a
-      // few inserts, ContactService.findOrCreateMany), in file order and before any row giving a
-      // contact_id, so each row sees its contact as the rows before it left it (a phone filled...).
-      const named: { at: number; name: string; phone: string | null }[] = [];
-      const resolveNamed = async () => {
-        if (named.length === 0) return;
-        const found = await transactions.contactsByName(trx, business, named);
-        for (const [n, { at }] of named.entries()) {
-          const { contact, created } = found[n] as { contact: ContactRow; created: boolean };
-          if (created) result.contacts_created++;
-          (chunk[at] as { contact?: ContactRow }).contact = contact;
-        }
-        named.length = 0;
-      };
-      for (let i = start; i < Math.min(start + CHUNK, rows.length); i++) {
-        const row = rows[i] as ParsedRow;
-        const input = row.input as CreateTransactionInput;
-        const at = chunk.push({ input }) - 1;
-        if (input.contact_id === undefined) {
-          const checked = transactions.checkCreate(business, input);
-          named.push({ at, name: checked.name as string, phone: checked.phone });
-          continue;
-        }
+    const contacts = await this.contactsOf(trx, business, rows, result);
+    let writing: Promise<void> | undefined;
+    try {
+      for (let start = 0; start < rows.length; start += CHUNK) {
+        await nextTurn();
+        const end = Math.min(start + CHUNK, rows.length);
+        const prepared = transactions.prepareMany(
+          business,
+          rows.slice(start, end).map((row, i) => ({
+            input: row.input as CreateTransactionInput,
+            contact: contacts[start + i] as ContactRow,
+          })),
+        );
+        await writing;
+        writing = (async () => {
+          const written = await transactions.writePrepared(trx, business, prepared);
+          if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
+          for (const due of written) result.ids.push(due.id);
+          options.onProgress?.(end, rows.length);
+        })();
+        // Awaited at the next chunk or below; until then its failure must not count as unhandled.
+        writing.catch(() => {});
+      }
+      await writing;
+    } finally {
+      // Failed elsewhere meanwhile: the transaction ends only once the chunk being written has.
+      await writing?.catch(() => {});
+    }
+  }
+
+  /**
+   * Each row's contact, in file order and in chunks of CHUNK (a turn of the event loop between
+   * two), as single creates would find or create them. Rows that name their contact wait and are
+   * found or created together (one lookup, a few inserts: ContactService.findOrCreateMany) before
+   * any row giving a contact_id, so each row sees its contact as the rows before it left it (a
+   * phone filled...). Every contact is settled before the first due is written.
+   */
+  private async contactsOf(
+    trx: Trx,
+    business: BusinessRow,
+    rows: readonly ParsedRow[],
+    result: ImportResult,
+  ): Promise<ContactRow[]> {
+    const { transactions } = this.deps;
+    const contacts: ContactRow[] = new Array(rows.length);
+    const named: { at: number; name: string; phone: string | null }[] = [];
+    const resolveNamed = async () => {
+      if (named.length === 0) return;
+      const found = await transactions.contactsByName(trx, business, named);
+      for (const [n, { at }] of named.entries()) {
+        const { contact, created } = found[n] as { contact: ContactRow; created: boolean };
+        if (created) result.contacts_created++;
+        contacts[at] = contact;
+      }
+      named.length = 0;
+    };
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0 && i % CHUNK === 0) {
         await resolveNamed();
-        try {
-          (chunk[at] as { contact?: ContactRow }).contact = (
-            await transactions.contactFor(trx, business, input)
-          ).contact;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          // A refusal found while writing (an unknown contact_id): the whole import rolls back.
-          throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
-        }
+        await nextTurn();
+      }
+      const row = rows[i] as ParsedRow;
+      const input = row.input as CreateTransactionInput;
+      if (input.contact_id === undefined) {
+        const checked = transactions.checkCreate(business, input);
+        named.push({ at: i, name: checked.name as string, phone: checked.phone });
+        continue;
       }
       await resolveNamed();
-      const written = await transactions.insertMany(
-        trx,
-        business,
-        chunk.map(({ input, contact }) => ({ input, contact: contact as ContactRow })),
-      );
-      if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
-      for (const due of written) result.ids.push(due.id);
-      options.onProgress?.(Math.min(start + CHUNK, rows.length), rows.length);
+      try {
+        contacts[i] = (await transactions.contactFor(trx, business, input)).contact;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        // A refusal found while writing (an unknown contact_id): the whole import rolls back.
+        throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
+      }
     }
+    await resolveNamed();
+    return contacts;
   }
 
   /** Invoice numbers repeated within the file, or already on a due of the business: bad rows. */

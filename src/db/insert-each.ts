@@ -30,7 +30,7 @@ export async function insertEach<T extends keyof Database & string>(
   if (first === undefined) return;
   const columns = Object.keys(first).filter((c) => !omit.includes(c));
   if (isPostgres(db)) {
-    await db.executeQuery(CompiledQuery.raw(statementFor('postgres', table, columns), [JSON.stringify(rows)]));
+    await db.executeQuery(insertJsonQuery(table, rows, omit) as CompiledQuery);
     return;
   }
   let written = false;
@@ -52,6 +52,21 @@ function pick(row: Record<string, unknown>, columns: readonly string[]): Record<
   const out: Record<string, unknown> = {};
   for (const c of columns) out[c] = row[c];
   return out;
+}
+
+/**
+ * PostgreSQL: insertEach's statement for `rows` (undefined when there are none), to send later or
+ * with others in one statement (db/precompiled.ts writeTogether).
+ */
+export function insertJsonQuery<T extends keyof Database & string>(
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+  omit: readonly string[] = [],
+): CompiledQuery | undefined {
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const columns = Object.keys(first).filter((c) => !omit.includes(c));
+  return CompiledQuery.raw(statementFor('postgres', table, columns), [JSON.stringify(rows)]);
 }
 
 const statements = new Map<string, string>();

@@ -64,7 +64,8 @@ export interface PreparedDues {
  * builds its next chunk while the database writes the last one (writeDues).
  */
 export function prepareDues(business: BusinessRow, dues: readonly NewDue[], now: Date): PreparedDues {
-  const rows = dues.map((due) => newDueRow(business, due, now));
+  const at = now.toISOString();
+  const rows = dues.map((due) => newDueRow(business, due, now, at));
   return {
     now,
     rows,
@@ -222,7 +223,8 @@ const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknow
   } as never),
 );
 
-function newDueRow(business: BusinessRow, due: NewDue, now: Date): TransactionView {
+/** A new due's row as of `now` (`at` is its text, made once for a batch). */
+function newDueRow(business: BusinessRow, due: NewDue, now: Date, at: string): TransactionView {
   const id = uuidv7(now.getTime());
   const repeats = due.recurrence !== null;
   return {
@@ -243,8 +245,8 @@ function newDueRow(business: BusinessRow, due: NewDue, now: Date): TransactionVi
     reminder_count: 0,
     claim_count: 0,
     pay_token: timeOrderedToken(now.getTime()),
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
+    created_at: at,
+    updated_at: at,
     amount_paid_paise: 0,
     deleted_at: null,
     series_id: repeats ? (due.seriesId ?? id) : null,

@@ -167,6 +167,9 @@ export class BulkService {
   ): Promise<void> {
     const { transactions } = this.deps;
     const contacts = await this.contactsOf(trx, business, rows, result);
+    // The chunks' totals, written once after the last (fewer statements; on PostgreSQL the
+    // business's totals row is then locked from the import's last statement only).
+    const totals = transactions.deferTotals();
     let writing: Promise<void> | undefined;
     try {
       for (let start = 0; start < rows.length; start += CHUNK) {
@@ -181,7 +184,7 @@ export class BulkService {
         );
         await writing;
         writing = (async () => {
-          const written = await transactions.writePrepared(trx, business, prepared);
+          const written = await transactions.writePrepared(trx, business, prepared, totals);
           if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
           for (const due of written) result.ids.push(due.id);
           options.onProgress?.(end, rows.length);
@@ -190,6 +193,7 @@ export class BulkService {
         writing.catch(() => {});
       }
       await writing;
+      await totals.write(trx, business.id);
     } finally {
       // Failed elsewhere meanwhile: the transaction ends only once the chunk being written has.
       await writing?.catch(() => {});

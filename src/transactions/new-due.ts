@@ -74,14 +74,42 @@ export function prepareDues(business: BusinessRow, dues: readonly NewDue[], now:
   };
 }
 
-/** Writes prepareDues' rows inside the caller's transaction (insertDues' steps). */
-export async function writeDues(trx: Executor, business: BusinessRow, due: PreparedDues): Promise<TransactionView[]> {
+/**
+ * The totals of dues written by several writeDues calls, added up and written once by `write`
+ * (a bulk import's last statement): the same deltas as each call writing its own, in one
+ * statement per table instead of one per chunk, and on PostgreSQL the business's totals row is
+ * locked from that statement to the COMMIT only.
+ */
+export class DeferredTotals {
+  readonly #dues: { dueDate: string; paise: number }[] = [];
+
+  add(rows: readonly TransactionView[]): void {
+    for (const sum of dueSums(rows)) this.#dues.push(sum);
+  }
+
+  async write(trx: Executor, businessId: string): Promise<void> {
+    await aggregates.addPendingDues(trx, businessId, this.#dues);
+    this.#dues.length = 0;
+  }
+}
+
+/**
+ * Writes prepareDues' rows inside the caller's transaction (insertDues' steps): the rows, the
+ * reminders, the events, then the totals, or with `deferred` the totals added to it for later.
+ */
+export async function writeDues(
+  trx: Executor,
+  business: BusinessRow,
+  due: PreparedDues,
+  deferred?: DeferredTotals,
+): Promise<TransactionView[]> {
   const { rows, reminders, events } = due;
   if (rows.length === 0) return rows;
+  deferred?.add(rows);
   if (isPostgres(trx)) {
     // One statement (one round trip) for every row and the totals: one due's as VALUES (a
     // single create, each shape a prepared statement), many dues' as one JSON value per table.
-    const parts =
+    const writes =
       rows.length === 1
         ? [
             insertRowsQuery(trx, 'transactions', rows.map(storedColumns)),
@@ -93,7 +121,9 @@ export async function writeDues(trx: Executor, business: BusinessRow, due: Prepa
             insertJsonQuery('reminders', reminders),
             insertJsonQuery('events', events),
           ];
-    await insertDueTogether(trx, business, rows, parts);
+    const sent = writes.filter((q) => q !== undefined);
+    if (deferred) await insertDueTogether(trx, sent.slice(0, -1), sent.at(-1) as CompiledQuery);
+    else await insertDueTogether(trx, sent, aggregates.pendingDuesQuery(business.id, dueSums(rows)));
     return rows;
   }
   // Each table's rows through one prepared single-row INSERT run per row on SQLite (insertEach:
@@ -104,12 +134,12 @@ export async function writeDues(trx: Executor, business: BusinessRow, due: Prepa
   await signalOutbox(trx);
   // Last (issue 26): the totals row is locked from here to the COMMIT on PostgreSQL; SQLite keeps
   // the same order.
-  await aggregates.addPendingDues(
-    trx,
-    business.id,
-    rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
-  );
+  if (!deferred) await aggregates.addPendingDues(trx, business.id, dueSums(rows));
   return rows;
+}
+
+function dueSums(rows: readonly TransactionView[]) {
+  return rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise }));
 }
 
 /** The keys of a TransactionView that are the contact's, not columns of transactions. */
@@ -120,25 +150,17 @@ function storedColumns({ contact_name: _n, contact_phone: _p, ...stored }: Trans
 }
 
 /**
- * PostgreSQL (issue 26): new dues' rows, reminders, events (`writes`, in that order) and totals in
- * ONE statement (one round trip instead of four), the same rows and deltas as insertDues' steps.
- * The totals are still the last part, and their row is held for this statement and the COMMIT.
- * Being one statement, it is atomic without a transaction: TransactionService.createAlone sends
- * it so (with nothing else written: keep it one statement).
+ * PostgreSQL (issue 26): new dues' rows, reminders and events (`writes`, in that order) and `last`
+ * (their totals) in ONE statement (one round trip instead of four), the same rows and deltas as
+ * insertDues' steps. The totals are the last part, and their row is held for this statement and
+ * the COMMIT. Being one statement, it is atomic without a transaction:
+ * TransactionService.createAlone sends it so (with nothing else written: keep it one statement).
  */
-async function insertDueTogether(
-  trx: Executor,
-  business: BusinessRow,
-  rows: readonly TransactionView[],
-  writes: readonly (CompiledQuery | undefined)[],
-) {
+async function insertDueTogether(trx: Executor, writes: readonly (CompiledQuery | undefined)[], last: CompiledQuery) {
   await writeTogether(
     trx,
     writes.filter((q) => q !== undefined),
-    aggregates.pendingDuesQuery(
-      business.id,
-      rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
-    ),
+    last,
   );
   await signalOutbox(trx);
 }
@@ -170,11 +192,11 @@ export async function insertDueForContact(
 ): Promise<TransactionView> {
   const { rows, reminders, events } = prepareDues(business, [due], now);
   const row = rows[0] as TransactionView;
-  await insertDueTogether(db, business, rows, [
-    dueForContactQuery(db, row),
-    insertRowsQuery(db, 'reminders', reminders),
-    insertRowsQuery(db, 'events', events),
-  ]);
+  await insertDueTogether(
+    db,
+    [dueForContactQuery(db, row), insertRowsQuery(db, 'reminders', reminders), insertRowsQuery(db, 'events', events)],
+    aggregates.pendingDuesQuery(business.id, dueSums(rows)),
+  );
   return row;
 }
 

@@ -15,6 +15,7 @@ import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import {
+  DeferredTotals,
   insertDueForContact,
   isContactChanged,
   type NewDue,
@@ -220,6 +221,11 @@ export class TransactionService {
     return this.writePrepared(t, business, this.prepareMany(business, items));
   }
 
+  /** Totals for writePrepared to add to, over several calls (new-due.ts DeferredTotals). */
+  deferTotals(): DeferredTotals {
+    return new DeferredTotals();
+  }
+
   /**
    * insertMany's rows built and not yet written (new-due.ts prepareDues), as of now: a bulk import
    * builds a chunk while the database writes the one before (writePrepared).
@@ -232,9 +238,17 @@ export class TransactionService {
     );
   }
 
-  /** Writes prepareMany's rows, as insertMany does. */
-  async writePrepared(t: Executor, business: BusinessRow, prepared: PreparedDues): Promise<repo.TransactionView[]> {
-    const rows = await writeDues(t, business, prepared);
+  /**
+   * Writes prepareMany's rows, as insertMany does; with `totals` (a bulk import's chunks) their
+   * totals are added to it, and written when the caller calls its `write` once after the last.
+   */
+  async writePrepared(
+    t: Executor,
+    business: BusinessRow,
+    prepared: PreparedDues,
+    totals?: DeferredTotals,
+  ): Promise<repo.TransactionView[]> {
+    const rows = await writeDues(t, business, prepared, totals);
     // A first due whose date has arrived (or passed) catches its series up at once.
     for (const row of rows) {
       if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), prepared.now);

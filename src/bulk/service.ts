@@ -57,9 +57,10 @@ const validateBody = validatorCompiler({
  *
  * Import: every row goes through the create rules of POST /v1/transactions (the request schema,
  * TransactionService.checkCreate, contactFor (contactsByName for a chunk's named contacts) and
- * insertMany, which create itself is made of: contact found or created, totals, reminder, its own
- * transaction.created event), so an import is
- * exactly what that many single creates would have been, written a chunk at a time.
+ * insertMany's two halves, prepareMany and writePrepared, which create itself is made of: contact
+ * found or created, totals, reminders, its own transaction.created event), so an import is
+ * exactly what that many single creates would have been, written a chunk at a time (the totals
+ * of every chunk added up and written once, after the last).
  *
  * Design (memory, fairness, all or nothing):
  * - The body is at most 5 MB and 10,000 rows; rows are parsed once into create bodies, never
@@ -69,7 +70,9 @@ const validateBody = validatorCompiler({
  * - The rows are then written in ONE database transaction (all or nothing: a row that fails there,
  *   e.g. an unknown contact_id, rolls everything back and is reported with its row number), in
  *   chunks of 500 with a turn of the event loop between chunks, so the process keeps answering
- *   other requests meanwhile. On PostgreSQL the import locks only its own business (an advisory
+ *   other requests meanwhile: every row's contact first, then the dues, each chunk built while
+ *   the one before is written (on PostgreSQL one statement per chunk, which the server runs
+ *   while this process builds the next). On PostgreSQL the import locks only its own business (an advisory
  *   lock, so that two imports of one file cannot both pass the invoice check); other businesses'
  *   writes run beside it. SQLite has one writer: other writes queue behind the import's
  *   transaction, which is why its writes are kept short (see bench/README.md for the time taken).

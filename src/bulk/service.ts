@@ -57,9 +57,10 @@ const validateBody = validatorCompiler({
  *
  * Import: every row goes through the create rules of POST /v1/transactions (the request schema,
  * TransactionService.checkCreate, contactFor (contactsByName for a chunk's named contacts) and
- * insertMany, which create itself is made of: contact found or created, totals, reminder, its own
- * transaction.created event), so an import is
- * exactly what that many single creates would have been, written a chunk at a time.
+ * insertMany's two halves, prepareMany and writePrepared, which create itself is made of: contact
+ * found or created, totals, reminders, its own transaction.created event), so an import is
+ * exactly what that many single creates would have been, written a chunk at a time (the totals
+ * of every chunk added up and written once, after the last).
  *
  * Design (memory, fairness, all or nothing):
  * - The body is at most 5 MB and 10,000 rows; rows are parsed once into create bodies, never
@@ -69,7 +70,9 @@ const validateBody = validatorCompiler({
  * - The rows are then written in ONE database transaction (all or nothing: a row that fails there,
  *   e.g. an unknown contact_id, rolls everything back and is reported with its row number), in
  *   chunks of 500 with a turn of the event loop between chunks, so the process keeps answering
- *   other requests meanwhile. On PostgreSQL the import locks only its own business (an advisory
+ *   other requests meanwhile: every row's contact first, then the dues, each chunk built while
+ *   the one before is written (on PostgreSQL one statement per chunk, which the server runs
+ *   while this process builds the next). On PostgreSQL the import locks only its own business (an advisory
  *   lock, so that two imports of one file cannot both pass the invoice check); other businesses'
  *   writes run beside it. SQLite has one writer: other writes queue behind the import's
  *   transaction, which is why its writes are kept short (see bench/README.md for the time taken).
@@ -149,8 +152,13 @@ export class BulkService {
   }
 
   /**
-   * The rows in chunks of CHUNK, a turn of the event loop between two. `bumpDataVersion` (SQLite,
-   * inside withDataVersionPerChunk): the business's data version moves once per chunk.
+   * The rows in chunks of CHUNK, a turn of the event loop between two: first every row's contact
+   * (contactsOf), then the dues, each chunk built (TransactionService.prepareMany) while the
+   * database writes the chunk before it (writePrepared): on PostgreSQL a chunk's rows are one
+   * statement, which the server runs while this process builds the next one. One chunk is written
+   * at a time, in file order, and every write has ended before this returns or throws.
+   * `bumpDataVersion` (SQLite, inside withDataVersionPerChunk): the business's data version moves
+   * once per chunk.
    */
   private async writeChunks(
     trx: Trx,
@@ -161,53 +169,89 @@ export class BulkService {
     bumpDataVersion?: string,
   ): Promise<void> {
     const { transactions } = this.deps;
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      if (start > 0) await nextTurn();
-      const chunk: { input: CreateTransactionInput; contact?: ContactRow }[] = [];
-      // Rows that name their contact wait here and are found or created together (one lookup, a
-      // few inserts, ContactService.findOrCreateMany), in file order and before any row giving a
-      // contact_id, so each row sees its contact as the rows before it left it (a phone filled...).
-      const named: { at: number; name: string; phone: string | null }[] = [];
-      const resolveNamed = async () => {
-        if (named.length === 0) return;
-        const found = await transactions.contactsByName(trx, business, named);
-        for (const [n, { at }] of named.entries()) {
-          const { contact, created } = found[n] as { contact: ContactRow; created: boolean };
-          if (created) result.contacts_created++;
-          (chunk[at] as { contact?: ContactRow }).contact = contact;
-        }
-        named.length = 0;
-      };
-      for (let i = start; i < Math.min(start + CHUNK, rows.length); i++) {
-        const row = rows[i] as ParsedRow;
-        const input = row.input as CreateTransactionInput;
-        const at = chunk.push({ input }) - 1;
-        if (input.contact_id === undefined) {
-          const checked = transactions.checkCreate(business, input);
-          named.push({ at, name: checked.name as string, phone: checked.phone });
-          continue;
-        }
+    const contacts = await this.contactsOf(trx, business, rows, result);
+    // The chunks' totals, written once after the last (fewer statements; on PostgreSQL the
+    // business's totals row is then locked from the import's last statement only).
+    const totals = transactions.deferTotals();
+    let writing: Promise<void> | undefined;
+    try {
+      for (let start = 0; start < rows.length; start += CHUNK) {
+        await nextTurn();
+        const end = Math.min(start + CHUNK, rows.length);
+        const prepared = transactions.prepareMany(
+          business,
+          rows.slice(start, end).map((row, i) => ({
+            input: row.input as CreateTransactionInput,
+            contact: contacts[start + i] as ContactRow,
+          })),
+        );
+        await writing;
+        writing = (async () => {
+          const written = await transactions.writePrepared(trx, business, prepared, totals);
+          if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
+          for (const due of written) result.ids.push(due.id);
+          options.onProgress?.(end, rows.length);
+        })();
+        // Awaited at the next chunk or below; until then its failure must not count as unhandled.
+        writing.catch(() => {});
+      }
+      await writing;
+      await totals.write(trx, business.id);
+    } finally {
+      // Failed elsewhere meanwhile: the transaction ends only once the chunk being written has.
+      await writing?.catch(() => {});
+    }
+  }
+
+  /**
+   * Each row's contact, in file order and in chunks of CHUNK (a turn of the event loop between
+   * two), as single creates would find or create them. Rows that name their contact wait and are
+   * found or created together (one lookup, a few inserts: ContactService.findOrCreateMany) before
+   * any row giving a contact_id, so each row sees its contact as the rows before it left it (a
+   * phone filled...). Every contact is settled before the first due is written.
+   */
+  private async contactsOf(
+    trx: Trx,
+    business: BusinessRow,
+    rows: readonly ParsedRow[],
+    result: ImportResult,
+  ): Promise<ContactRow[]> {
+    const { transactions } = this.deps;
+    const contacts: ContactRow[] = new Array(rows.length);
+    const named: { at: number; name: string; phone: string | null }[] = [];
+    const resolveNamed = async () => {
+      if (named.length === 0) return;
+      const found = await transactions.contactsByName(trx, business, named);
+      for (const [n, { at }] of named.entries()) {
+        const { contact, created } = found[n] as { contact: ContactRow; created: boolean };
+        if (created) result.contacts_created++;
+        contacts[at] = contact;
+      }
+      named.length = 0;
+    };
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0 && i % CHUNK === 0) {
         await resolveNamed();
-        try {
-          (chunk[at] as { contact?: ContactRow }).contact = (
-            await transactions.contactFor(trx, business, input)
-          ).contact;
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          // A refusal found while writing (an unknown contact_id): the whole import rolls back.
-          throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
-        }
+        await nextTurn();
+      }
+      const row = rows[i] as ParsedRow;
+      const input = row.input as CreateTransactionInput;
+      if (input.contact_id === undefined) {
+        const checked = transactions.checkCreate(business, input);
+        named.push({ at: i, name: checked.name as string, phone: checked.phone });
+        continue;
       }
       await resolveNamed();
-      const written = await transactions.insertMany(
-        trx,
-        business,
-        chunk.map(({ input, contact }) => ({ input, contact: contact as ContactRow })),
-      );
-      if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
-      for (const due of written) result.ids.push(due.id);
-      options.onProgress?.(Math.min(start + CHUNK, rows.length), rows.length);
+      try {
+        contacts[i] = (await transactions.contactFor(trx, business, input)).contact;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        // A refusal found while writing (an unknown contact_id): the whole import rolls back.
+        throw new RowsError([{ row: i + 1, field: row.columnOf(error.field), message: error.message }]);
+      }
     }
+    await resolveNamed();
+    return contacts;
   }
 
   /** Invoice numbers repeated within the file, or already on a due of the business: bad rows. */

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import { insertRows } from '../db/precompiled.js';
+import { insertEach } from '../db/insert-each.js';
 import type { Database, Executor } from '../db/schema.js';
 import { type FuzzyWord, type NameTerm, nameTerms } from './fuzzy.js';
 
@@ -19,7 +19,7 @@ export async function writeNameTerms(
   await writeNewNameTerms(db, [contact]);
 }
 
-/** The terms of contacts that have none yet (new contacts), in as few statements as the store allows. */
+/** The terms of contacts that have none yet (new contacts), each store's fastest way (db/insert-each.ts). */
 export async function writeNewNameTerms(
   db: Executor,
   contacts: readonly { id: string; business_id: string; name: string }[],
@@ -27,7 +27,7 @@ export async function writeNewNameTerms(
   const rows = contacts.flatMap((contact) =>
     nameTerms(contact.name).map((t) => ({ business_id: contact.business_id, contact_id: contact.id, ...t })),
   );
-  await insertRows(db, 'contact_name_terms', rows);
+  await insertEach(db, 'contact_name_terms', rows);
 }
 
 /** fuzzy.ts `variantsMatch`, as SQL over one stored row with the same term. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid, randomToken, timeOrderedToken, uuidv7 } from './ids.js';
+import { formatUuidv7, increment74, isUuid, randomToken, timeOrderedToken, uuidv7 } from './ids.js';
 
 describe('uuidv7', () => {
   it('produces RFC 9562 version 7 uuids carrying the time', () => {
@@ -18,6 +18,45 @@ describe('uuidv7', () => {
     const many = Array.from({ length: 1000 }, () => uuidv7(6_000_000_000_000));
     expect([...many].sort()).toEqual(many);
     expect(new Set(many).size).toBe(1000);
+  });
+
+  it('writes the 74 random bits as the RFC lays them out (checked against a BigInt layout)', () => {
+    const reference = (ms: number, rand: bigint) => {
+      const randA = Number(rand >> 62n) & 0xfff;
+      const randB = (rand & ((1n << 62n) - 1n)) | (0b10n << 62n);
+      const hex =
+        ms.toString(16).padStart(12, '0') +
+        (0x7000 | randA).toString(16).padStart(4, '0') +
+        randB.toString(16).padStart(16, '0');
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    };
+    const ms = 0x0123456789ab;
+    const cases = [
+      { a: 0, b: 0, c: 0 },
+      { a: 0xfff, b: 2 ** 30 - 1, c: 2 ** 32 - 1 },
+      { a: 1, b: 2, c: 3 },
+      ...Array.from({ length: 200 }, () => ({
+        a: Math.floor(Math.random() * 2 ** 12),
+        b: Math.floor(Math.random() * 2 ** 30),
+        c: Math.floor(Math.random() * 2 ** 32),
+      })),
+    ];
+    for (const r of cases) {
+      const rand = (BigInt(r.a) << 62n) | (BigInt(r.b) << 32n) | BigInt(r.c);
+      expect(formatUuidv7('01234567-89ab-', r)).toBe(reference(ms, rand));
+    }
+  });
+
+  it('carries the increment through every part of the random bits, and says when they wrap', () => {
+    const r = { a: 5, b: 2 ** 30 - 1, c: 2 ** 32 - 1 };
+    expect(increment74(r)).toBe(true);
+    expect(r).toEqual({ a: 6, b: 0, c: 0 });
+    const top = { a: 0xfff, b: 2 ** 30 - 1, c: 2 ** 32 - 1 };
+    expect(increment74(top)).toBe(false);
+    expect(top).toEqual({ a: 0, b: 0, c: 0 });
+    const low = { a: 0, b: 7, c: 41 };
+    expect(increment74(low)).toBe(true);
+    expect(low).toEqual({ a: 0, b: 7, c: 42 });
   });
 });
 

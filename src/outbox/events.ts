@@ -44,12 +44,21 @@ export async function recordEvents(trx: Executor, events: readonly OutboxEvent[]
  * one statement (transactions/new-due.ts); it must then call signalOutbox in the same transaction.
  */
 export function eventRows(events: readonly OutboxEvent[]) {
-  return events.map((event) => ({
-    id: uuidv7(event.at.getTime()),
-    business_id: event.businessId,
-    type: event.type,
-    payload: JSON.stringify(event.data),
-    created_at: event.at.toISOString(),
-    dispatched_at: null,
-  }));
+  // A batch's events usually share one moment (a bulk import's chunk): its text is made once.
+  let at: Date | undefined;
+  let atText = '';
+  return events.map((event) => {
+    if (event.at !== at) {
+      at = event.at;
+      atText = at.toISOString();
+    }
+    return {
+      id: uuidv7(event.at.getTime()),
+      business_id: event.businessId,
+      type: event.type,
+      payload: JSON.stringify(event.data),
+      created_at: atText,
+      dispatched_at: null,
+    };
+  });
 }

@@ -314,26 +314,32 @@ export async function addPendingDues(
   await addToDays(db, 'open_by_day', businessId, days);
 }
 
-/** Adds counts and paise to several days of a per-day table, in one statement. */
+/** Adds counts and paise to several days of a per-day table, in one statement (a few for thousands of days). */
 async function addToDays(
   db: Executor,
   table: 'pending_by_day' | 'open_by_day',
   businessId: string,
   days: readonly [string, { count: number; paise: number }][],
 ) {
-  await db
-    .insertInto(table)
-    .values(
-      days.map(([dueDate, day]) => ({
-        business_id: businessId,
-        due_date: dueDate,
-        due_count: day.count,
-        due_paise: day.paise,
-      })),
-    )
-    .onConflict(mergeDay(table))
-    .execute();
+  // At most DAYS_PER_STATEMENT days (4 values each) per statement: an import's days may be many.
+  for (let start = 0; start < days.length; start += DAYS_PER_STATEMENT) {
+    await db
+      .insertInto(table)
+      .values(
+        days.slice(start, start + DAYS_PER_STATEMENT).map(([dueDate, day]) => ({
+          business_id: businessId,
+          due_date: dueDate,
+          due_count: day.count,
+          due_paise: day.paise,
+        })),
+      )
+      .onConflict(mergeDay(table))
+      .execute();
+  }
 }
+
+/** Day rows per statement in addToDays: well under SQLite's 32,766 bound values. */
+const DAYS_PER_STATEMENT = 2000;
 
 /**
  * Moves `count` dues worth `paise` from stored pending to stored overdue (the sweeper). Called for

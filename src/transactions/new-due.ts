@@ -1,8 +1,8 @@
 import { type CompiledQuery, sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
+import { insertEach, insertJsonQuery } from '../db/insert-each.js';
 import { insertRowsQuery, isPostgres, precompiledQuery, writeTogether } from '../db/precompiled.js';
-import type { Executor } from '../db/schema.js';
-import { insertEach } from '../db/sqlite/insert-each.js';
+import type { Executor, ReminderTable } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { eventRows } from '../outbox/events.js';
@@ -38,8 +38,8 @@ export async function insertDue(
 }
 
 /**
- * Several new dues with the same consequences as that many insertDue calls (a bulk import), each
- * step in one statement for all of them: the rows, the reminders, one transaction.created per
+ * Several new dues with the same consequences as that many insertDue calls (a bulk import's chunk),
+ * each step in one statement for all of them: the rows, the reminders, one transaction.created per
  * due, and the totals last.
  */
 export async function insertDues(
@@ -48,61 +48,119 @@ export async function insertDues(
   dues: readonly NewDue[],
   now: Date,
 ): Promise<TransactionView[]> {
-  const rows = dues.map((due) => newDueRow(business, due, now));
-  if (rows.length === 0) return rows;
-  if (rows.length === 1 && isPostgres(trx)) {
-    await insertDueTogether(trx, business, rows, now);
-    return rows;
-  }
-  // Each table's rows through one prepared single-row INSERT run per row on SQLite (insertEach:
-  // its fastest way in, bench/bulk-floor.ts), multi-row INSERTs on PostgreSQL.
-  await insertEach(trx, 'transactions', rows, ['contact_name', 'contact_phone']);
-  await insertEach(trx, 'reminders', remindersForNewDues(business, rows, now));
-  await insertEach(trx, 'events', eventRows(createdEvents(business, rows, now)));
-  await signalOutbox(trx);
-  // Last (issue 26): on PostgreSQL the business's totals row is locked from this UPDATE to the
-  // COMMIT, so every other statement runs before it and a business's creates queue on the row
-  // for one statement, not for the whole transaction.
-  await aggregates.addPendingDues(
-    trx,
-    business.id,
-    rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
-  );
-  return rows;
+  return writeDues(trx, business, prepareDues(business, dues, now));
+}
+
+/** What insertDues writes for some new dues, built and not yet written (prepareDues). */
+export interface PreparedDues {
+  readonly now: Date;
+  readonly rows: TransactionView[];
+  readonly reminders: ReminderTable[];
+  readonly events: ReturnType<typeof eventRows>;
 }
 
 /**
- * PostgreSQL (issue 26): one due's row, reminders, event and totals in ONE statement (one round
- * trip instead of four), the same rows and deltas as insertDues' steps. The totals are still the
- * last part, and their row is held for this statement and the COMMIT. Being one statement, it is
- * atomic without a transaction: TransactionService.createAlone sends it so (with nothing else
- * written: keep it one statement).
+ * Every row insertDues writes for `dues`, built in JavaScript and nothing written: a bulk import
+ * builds its next chunk while the database writes the last one (writeDues).
  */
-async function insertDueTogether(
+export function prepareDues(business: BusinessRow, dues: readonly NewDue[], now: Date): PreparedDues {
+  const at = now.toISOString();
+  const rows = dues.map((due) => newDueRow(business, due, now, at));
+  return {
+    now,
+    rows,
+    reminders: remindersForNewDues(business, rows, now),
+    events: eventRows(createdEvents(business, rows, now)),
+  };
+}
+
+/**
+ * The totals of dues written by several writeDues calls, added up and written once by `write`
+ * (a bulk import's last statement): the same deltas as each call writing its own, in one
+ * statement per table instead of one per chunk, and on PostgreSQL the business's totals row is
+ * locked from that statement to the COMMIT only.
+ */
+export class DeferredTotals {
+  readonly #dues: { dueDate: string; paise: number }[] = [];
+
+  add(rows: readonly TransactionView[]): void {
+    for (const sum of dueSums(rows)) this.#dues.push(sum);
+  }
+
+  async write(trx: Executor, businessId: string): Promise<void> {
+    await aggregates.addPendingDues(trx, businessId, this.#dues);
+    this.#dues.length = 0;
+  }
+}
+
+/**
+ * Writes prepareDues' rows inside the caller's transaction (insertDues' steps): the rows, the
+ * reminders, the events, then the totals, or with `deferred` the totals added to it for later.
+ */
+export async function writeDues(
   trx: Executor,
   business: BusinessRow,
-  rows: TransactionView[],
-  now: Date,
-  dueInsert?: CompiledQuery,
-) {
-  const events = eventRows(createdEvents(business, rows, now));
-  const writes = [
-    dueInsert ??
-      insertRowsQuery(
-        trx,
-        'transactions',
-        rows.map(({ contact_name: _n, contact_phone: _p, ...stored }) => stored),
-      ),
-    insertRowsQuery(trx, 'reminders', remindersForNewDues(business, rows, now)),
-    insertRowsQuery(trx, 'events', events),
-  ].filter((q) => q !== undefined);
+  due: PreparedDues,
+  deferred?: DeferredTotals,
+): Promise<TransactionView[]> {
+  const { rows, reminders, events } = due;
+  if (rows.length === 0) return rows;
+  deferred?.add(rows);
+  if (isPostgres(trx)) {
+    // One statement (one round trip) for every row and the totals: one due's as VALUES (a
+    // single create, each shape a prepared statement), many dues' as one JSON value per table.
+    const writes =
+      rows.length === 1
+        ? [
+            insertRowsQuery(trx, 'transactions', rows.map(storedColumns)),
+            insertRowsQuery(trx, 'reminders', reminders),
+            insertRowsQuery(trx, 'events', events),
+          ]
+        : [
+            insertJsonQuery('transactions', rows, DUE_NOT_STORED),
+            insertJsonQuery('reminders', reminders),
+            insertJsonQuery('events', events),
+          ];
+    const sent = writes.filter((q) => q !== undefined);
+    if (deferred) await insertDueTogether(trx, sent.slice(0, -1), sent.at(-1) as CompiledQuery);
+    else await insertDueTogether(trx, sent, aggregates.pendingDuesQuery(business.id, dueSums(rows)));
+    return rows;
+  }
+  // Each table's rows through one prepared single-row INSERT run per row on SQLite (insertEach:
+  // its fastest way in, bench/bulk-floor.ts).
+  await insertEach(trx, 'transactions', rows, DUE_NOT_STORED);
+  await insertEach(trx, 'reminders', reminders);
+  await insertEach(trx, 'events', events);
+  await signalOutbox(trx);
+  // Last (issue 26): the totals row is locked from here to the COMMIT on PostgreSQL; SQLite keeps
+  // the same order.
+  if (!deferred) await aggregates.addPendingDues(trx, business.id, dueSums(rows));
+  return rows;
+}
+
+function dueSums(rows: readonly TransactionView[]) {
+  return rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise }));
+}
+
+/** The keys of a TransactionView that are the contact's, not columns of transactions. */
+const DUE_NOT_STORED = ['contact_name', 'contact_phone'] as const;
+
+function storedColumns({ contact_name: _n, contact_phone: _p, ...stored }: TransactionView) {
+  return stored;
+}
+
+/**
+ * PostgreSQL (issue 26): new dues' rows, reminders and events (`writes`, in that order) and `last`
+ * (their totals) in ONE statement (one round trip instead of four), the same rows and deltas as
+ * insertDues' steps. The totals are the last part, and their row is held for this statement and
+ * the COMMIT. Being one statement, it is atomic without a transaction:
+ * TransactionService.createAlone sends it so (with nothing else written: keep it one statement).
+ */
+async function insertDueTogether(trx: Executor, writes: readonly (CompiledQuery | undefined)[], last: CompiledQuery) {
   await writeTogether(
     trx,
-    writes,
-    aggregates.pendingDuesQuery(
-      business.id,
-      rows.map((r) => ({ dueDate: r.due_date, paise: r.amount_paise })),
-    ),
+    writes.filter((q) => q !== undefined),
+    last,
   );
   await signalOutbox(trx);
 }
@@ -132,8 +190,13 @@ export async function insertDueForContact(
   due: NewDue,
   now: Date,
 ): Promise<TransactionView> {
-  const row = newDueRow(business, due, now);
-  await insertDueTogether(db, business, [row], now, dueForContactQuery(db, row));
+  const { rows, reminders, events } = prepareDues(business, [due], now);
+  const row = rows[0] as TransactionView;
+  await insertDueTogether(
+    db,
+    [dueForContactQuery(db, row), insertRowsQuery(db, 'reminders', reminders), insertRowsQuery(db, 'events', events)],
+    aggregates.pendingDuesQuery(business.id, dueSums(rows)),
+  );
   return row;
 }
 
@@ -182,7 +245,8 @@ const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknow
   } as never),
 );
 
-function newDueRow(business: BusinessRow, due: NewDue, now: Date): TransactionView {
+/** A new due's row as of `now` (`at` is its text, made once for a batch). */
+function newDueRow(business: BusinessRow, due: NewDue, now: Date, at: string): TransactionView {
   const id = uuidv7(now.getTime());
   const repeats = due.recurrence !== null;
   return {
@@ -203,8 +267,8 @@ function newDueRow(business: BusinessRow, due: NewDue, now: Date): TransactionVi
     reminder_count: 0,
     claim_count: 0,
     pay_token: timeOrderedToken(now.getTime()),
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
+    created_at: at,
+    updated_at: at,
     amount_paid_paise: 0,
     deleted_at: null,
     series_id: repeats ? (due.seriesId ?? id) : null,

@@ -14,7 +14,15 @@ import { type SequenceStepView, sequenceFromJson } from '../reminder-schedule/st
 import * as aggregates from '../totals/aggregates.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
-import { insertDueForContact, insertDues, isContactChanged, type NewDue } from './new-due.js';
+import {
+  DeferredTotals,
+  insertDueForContact,
+  isContactChanged,
+  type NewDue,
+  type PreparedDues,
+  prepareDues,
+  writeDues,
+} from './new-due.js';
 import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
 import type {
@@ -205,21 +213,45 @@ export class TransactionService {
    * Writes checked create bodies whose contacts are resolved (contactFor): one create, or a bulk
    * import's chunk in a few statements (new-due.ts insertDues), with the same consequences.
    */
-  async insertMany(
+  insertMany(
     t: Executor,
     business: BusinessRow,
     items: readonly { input: CreateTransactionInput; contact: ContactRow }[],
   ): Promise<repo.TransactionView[]> {
-    const now = this.deps.clock.now();
-    const rows = await insertDues(
-      t,
+    return this.writePrepared(t, business, this.prepareMany(business, items));
+  }
+
+  /** Totals for writePrepared to add to, over several calls (new-due.ts DeferredTotals). */
+  deferTotals(): DeferredTotals {
+    return new DeferredTotals();
+  }
+
+  /**
+   * insertMany's rows built and not yet written (new-due.ts prepareDues), as of now: a bulk import
+   * builds a chunk while the database writes the one before (writePrepared).
+   */
+  prepareMany(business: BusinessRow, items: readonly { input: CreateTransactionInput; contact: ContactRow }[]) {
+    return prepareDues(
       business,
       items.map(({ input, contact }) => this.newDue(input, contact)),
-      now,
+      this.deps.clock.now(),
     );
+  }
+
+  /**
+   * Writes prepareMany's rows, as insertMany does; with `totals` (a bulk import's chunks) their
+   * totals are added to it, and written when the caller calls its `write` once after the last.
+   */
+  async writePrepared(
+    t: Executor,
+    business: BusinessRow,
+    prepared: PreparedDues,
+    totals?: DeferredTotals,
+  ): Promise<repo.TransactionView[]> {
+    const rows = await writeDues(t, business, prepared, totals);
     // A first due whose date has arrived (or passed) catches its series up at once.
     for (const row of rows) {
-      if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), now);
+      if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), prepared.now);
     }
     return rows;
   }

@@ -93,7 +93,7 @@ export class Lease implements DatabaseConnection {
 
   /**
    * One INSERT (named values, `@column`) run once per row, inside this use's open transaction:
-   * a bulk import's rows (sqlite/insert-each.ts). Inside the driver's savepoint a single-row
+   * a bulk import's rows (db/insert-each.ts). Inside the driver's savepoint a single-row
    * INSERT reused per row was ~1.7x faster than the same rows as multi-row INSERTs
    * (bench/bulk-floor.ts --savepoint), and no values array is built.
    */

@@ -664,6 +664,29 @@ describe('GET /v1/transactions/export', () => {
     expect(exported.rows.slice(0, 200).map((r) => r.id)).toEqual(firstPage);
   });
 
+  it('walks ties of due date and of a creation time written to the microsecond (SQL now()) across batches, each once', async () => {
+    const biz = await h.newBusiness();
+    const rows = Array.from({ length: 1_100 }, (_, i) => ({
+      contact_name: `Tied Buyer ${i % 5}`,
+      amount_paise: 100 + i,
+      due_date: `2026-12-0${(i % 2) + 1}`,
+    }));
+    expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
+    // One creation time for all (a statement's now()): the next batch starts after the last row's
+    // exact keys; a key cut to milliseconds would skip the rest of its due date.
+    const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
+    await h.store.db
+      .updateTable('transactions')
+      .set({ created_at: now })
+      .where('business_id', '=', biz.business.id)
+      .execute();
+    const exported = await exportCsv(biz);
+    expect(exported.rows).toHaveLength(1_100);
+    expect(new Set(exported.rows.map((r) => r.id)).size).toBe(1_100);
+    const firstPage = (await biz.get('/v1/transactions?limit=200')).body.data.map((t: { id: string }) => t.id);
+    expect(exported.rows.slice(0, 200).map((r) => r.id)).toEqual(firstPage);
+  });
+
   it('round-trips: an export imports into a fresh business with the same summary', async () => {
     const biz = await h.newBusiness();
     expect((await importCsv(biz, GOOD_CSV)).status).toBe(201);

@@ -54,6 +54,8 @@ interface Dialect {
   text(x: Sql): Sql;
   /** a bound text value used in an expression */
   textArg(x: Sql): Sql;
+  /** a value computed once per statement, not per row */
+  once(x: Sql): Sql;
   /** JSON.stringify({ interval, until }) of the stored recurrence (JSON text) */
   recurrence(x: Sql): Sql;
   /** a JSON array of texts, as text (not PostgreSQL's json, which node-postgres would parse) */
@@ -71,6 +73,8 @@ const SQLITE: Dialect = {
   date: (x) => x,
   text: (x) => x,
   textArg: (x) => x,
+  // SQLite computes an expression of constants and bound values once per run.
+  once: (x) => x,
   recurrence: (x) =>
     sql`json_object('interval', json_extract(${x}, '$.interval'), 'until', json_extract(${x}, '$.until'))`,
   jsonArray: (items) => sql`json_array(${sql.join(items)})`,
@@ -102,6 +106,9 @@ const PG: Dialect = {
   text: (x) => sql`${x}::text`,
   // A bound value's type is inferred from where it stands; in `$1 || '/pay/'` it cannot be.
   textArg: (x) => sql`cast(${x} as text)`,
+  // A prepared statement's generic plan evaluates an expression of bound values on every row; a
+  // scalar subquery that refers to no row is an InitPlan, run once per execution.
+  once: (x) => sql`(select ${x})`,
   // The stored text is JSON.stringify's (domain.ts storeRecurrence); the presenter parses it and
   // writes { interval, until } again: in that order, without spaces, a missing key left out
   // (concat_ws skips NULLs). jsonb's text of each value is JSON.stringify's for the strings and
@@ -128,12 +135,12 @@ function rules(d: Dialect) {
    * csvCell of the pay page's address, `{publicBaseUrl}/pay/{pay_token}`: a pay token is hex and
    * base64url characters (lib/ids.ts timeOrderedToken), none of which csvCell treats, and never
    * first or last in the address, so the cell is csvCell of `{publicBaseUrl}/pay/` (a constant of
-   * the statement: SQLite computes it once per run) with the token put in before its closing
+   * the statement, computed once per run: `once`) with the token put in before its closing
    * quote, if it has one. One concatenation a row instead of the full rules on a new string some
    * ten times.
    */
   function payUrlCell(publicBaseUrl: Sql): Sql {
-    const prefix = textCell(sql`(${d.textArg(publicBaseUrl)} || '/pay/')`);
+    const prefix = d.once(textCell(sql`(${d.textArg(publicBaseUrl)} || '/pay/')`));
     return sql`case when ${d.startsWithQuote(prefix)} then substr(${prefix}, 1, length(${prefix}) - 1) || "transactions"."pay_token" || '"' else ${prefix} || "transactions"."pay_token" end`;
   }
 

@@ -38,6 +38,8 @@ type Sql = RawBuilder<unknown>;
 /** What the two stores spell differently. Each returns NULL for NULL, as the column does. */
 interface Dialect {
   char(code: number): Sql;
+  /** the line's end, CR LF */
+  crlf: Sql;
   /** whether csvCell quotes text `x`: a quote, comma, CR or LF in it, or TRIMMED at either end */
   needsQuotes(x: Sql): Sql;
   /** whether text `x` starts with a double quote */
@@ -64,6 +66,7 @@ interface Dialect {
 
 const SQLITE: Dialect = {
   char: (code) => sql`char(${sql.lit(code)})`,
+  crlf: sql`char(13, 10)`,
   needsQuotes: (x) =>
     sql`instr(${x}, '"') > 0 or instr(${x}, ',') > 0 or instr(${x}, char(10)) > 0 or instr(${x}, char(13)) > 0 or ${x} <> trim(${x}, ${TRIMMED})`,
   startsWithQuote: (x) => sql`unicode(${x}) = 34`,
@@ -107,6 +110,7 @@ const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 const PG: Dialect = {
   char: (code) => sql`chr(${sql.lit(code)})`,
+  crlf: sql`chr(13) || chr(10)`,
   // One regular expression (compiled once and kept by PostgreSQL): four strpos and a btrim with
   // TRIMMED (whose characters btrim measures again on every call in a UTF-8 database) were ~40%
   // of the line query's time.
@@ -135,7 +139,6 @@ const PG: Dialect = {
 
 /** The CSV rules of csv.ts and the presenter's values in one store's SQL. */
 function rules(d: Dialect) {
-  const NL = d.char(10);
   const CR = d.char(13);
   const TAB = d.char(9);
 
@@ -208,7 +211,6 @@ function rules(d: Dialect) {
 
   return {
     cells,
-    crlf: sql`${CR} || ${NL}`,
     /** paid_at, promise_date and made_at, for lineOf's promiseKept */
     promiseInputs: [
       d.timestamp(col('transactions.paid_at')),
@@ -254,7 +256,7 @@ export function lineSelection(columns: readonly ExportColumn[]): ListSelection {
       const before = columns.slice(0, at);
       const after = columns.slice(at + 1);
       const head = before.length === 0 ? [] : [...cellsOf(before), COMMA];
-      const tail = [...(after.length === 0 ? [] : [COMMA, ...cellsOf(after)]), r.crlf];
+      const tail = [...(after.length === 0 ? [] : [COMMA, ...cellsOf(after)]), d.crlf];
       // A paid due with a promise: whether it was kept is the payment's date in the business's time zone.
       const needsJs = sql.raw(
         `("transactions"."promise_date" is not null and "transactions"."status" = 'paid' and "transactions"."paid_at" is not null)`,

@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../src/bulk/csv.js';
 import { EXPORT_COLUMNS } from '../src/bulk/export.js';
+import { MAX_AMOUNT_PAISE } from '../src/transactions/schema.js';
 import { eventsOf, newDue, summaryOf } from './helpers/dues.js';
-import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
 import type { HttpsReceiver } from './helpers/https-receiver.js';
 
@@ -524,6 +526,90 @@ describe('GET /v1/transactions/export', () => {
     expect(synced.text).toBe(await expected(`&${since.slice(1)}`));
   });
 
+  it('writes what the store may hold beyond what the API writes as the list API does: times to the microsecond or the second, the largest amount, Unicode white space', async () => {
+    const biz = await h.newBusiness();
+    const post = async (path: string, body: Record<string, unknown> = {}) => {
+      const res = await biz.post(path, body);
+      expect(res.status, res.text).toBeLessThan(300);
+    };
+    const set = (id: string, values: Record<string, unknown>) =>
+      h.store.db.updateTable('transactions').set(values).where('id', '=', id).execute();
+    // PostgreSQL keeps microseconds (its now() has them), which the list API's times drop: it
+    // writes milliseconds, truncated (db/postgres.ts parses a timestamptz through Date). SQLite
+    // keeps whatever text was written.
+    const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
+
+    const big = await newDue(biz, { contact_name: 'O"Brien, Ltd', amount_paise: MAX_AMOUNT_PAISE });
+    await post(`/v1/transactions/${big.id}/payments`, { amount_paise: 1, payment_method: 'upi' });
+    // Paid, with a promise: its line comes in two halves around the promise (export-lines.ts lineOf).
+    const times = await newDue(biz, { contact_name: 'Clock Buyer' });
+    await set(times.id, { promise_date: '2026-11-21', promise_made_at: '2026-11-20T10:00:00.000500Z' });
+    await post(`/v1/transactions/${times.id}/mark-paid`);
+    await set(times.id, {
+      paid_at: '2026-11-21T06:31:00Z',
+      created_at: '2026-11-21T06:29:59.999999Z',
+      updated_at: now,
+    });
+    // Open, with a promise made when it was last changed (no promise_made_at): made_at is updated_at.
+    const spaces = await newDue(biz, { contact_name: 'Space Buyer' });
+    await set(spaces.id, {
+      notes: '\u3000ideographic space first',
+      utr: 'a line separator last\u2028',
+      invoice_number: '\ufeffBOM-1',
+      promise_date: '2026-12-10',
+      updated_at: now,
+    });
+    await h.store.db
+      .updateTable('contacts')
+      .set({ name: 'Thin\u2009Space\u202f', phone: '\u200a+91 98765 33333' })
+      .where('id', '=', spaces.contact_id)
+      .execute();
+    // Characters String.prototype.trim keeps (no longer or never white space): no quotes for them.
+    const notSpace = await newDue(biz, { contact_name: 'Not Space Buyer' });
+    await set(notSpace.id, { notes: '\u200bzero width\u200b', utr: '\u180eMVS', invoice_number: 'NEL\u0085' });
+    const gone = await newDue(biz, { contact_name: 'Gone Buyer' });
+    expect((await biz.delete(`/v1/transactions/${gone.id}`)).status).toBe(200);
+    await set(gone.id, { deleted_at: '2026-11-21T06:30:00.000001Z', updated_at: now });
+
+    const expected = async (query: string) => {
+      const res = await biz.get(`/v1/transactions?limit=100${query}`);
+      expect(res.status, res.text).toBe(200);
+      const items = res.body.data as Record<string, unknown>[];
+      return csvLine(EXPORT_COLUMNS) + items.map((item) => csvLine(EXPORT_COLUMNS.map((c) => item[c]))).join('');
+    };
+    const all = await exportCsv(biz);
+    expect(all.rows).toHaveLength(4);
+    expect(all.text).toBe(await expected(''));
+    const byId = Object.fromEntries(all.rows.map((r) => [r.id, r]));
+    expect(byId[big.id]).toMatchObject({
+      contact_name: 'O"Brien, Ltd',
+      amount_paise: '1000000000000',
+      amount_paid_paise: '1',
+      balance_paise: '999999999999',
+    });
+    expect(byId[spaces.id]).toMatchObject({ notes: '\u3000ideographic space first', invoice_number: '\ufeffBOM-1' });
+    expect(all.text).toContain(',\u180eMVS,,NEL\u0085,\u200bzero width\u200b,');
+    if (STORE === 'postgres') {
+      expect(byId[times.id]).toMatchObject({
+        paid_at: '2026-11-21T06:31:00.000Z',
+        created_at: '2026-11-21T06:29:59.999Z',
+      });
+      expect(JSON.parse(byId[times.id]?.promise as string)).toEqual({
+        date: '2026-11-21',
+        made_at: '2026-11-20T10:00:00.000Z',
+        kept: true,
+      });
+      expect(byId[spaces.id]?.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
+    const since = 'since=2026-01-01T00:00:00.000Z&include_deleted=true';
+    const synced = await exportCsv(biz, `?${since}`);
+    expect(synced.rows).toHaveLength(5);
+    expect(synced.text).toBe(await expected(`&${since}`));
+    if (STORE === 'postgres') {
+      expect(synced.rows.find((r) => r.id === gone.id)?.deleted_at).toBe('2026-11-21T06:30:00.000Z');
+    }
+  });
+
   it('writes the pay page address as the list API does when PUBLIC_BASE_URL itself needs quoting', async () => {
     const other = await startHarness({ now: START, env: { PUBLIC_BASE_URL: 'https://pay.example.test/a,"b"' } });
     try {
@@ -571,6 +657,29 @@ describe('GET /v1/transactions/export', () => {
       due_date: `2026-12-0${(i % 3) + 1}`,
     }));
     expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
+    const exported = await exportCsv(biz);
+    expect(exported.rows).toHaveLength(1_100);
+    expect(new Set(exported.rows.map((r) => r.id)).size).toBe(1_100);
+    const firstPage = (await biz.get('/v1/transactions?limit=200')).body.data.map((t: { id: string }) => t.id);
+    expect(exported.rows.slice(0, 200).map((r) => r.id)).toEqual(firstPage);
+  });
+
+  it('walks ties of due date and of a creation time written to the microsecond (SQL now()) across batches, each once', async () => {
+    const biz = await h.newBusiness();
+    const rows = Array.from({ length: 1_100 }, (_, i) => ({
+      contact_name: `Tied Buyer ${i % 5}`,
+      amount_paise: 100 + i,
+      due_date: `2026-12-0${(i % 2) + 1}`,
+    }));
+    expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
+    // One creation time for all (a statement's now()): the next batch starts after the last row's
+    // exact keys; a key cut to milliseconds would skip the rest of its due date.
+    const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
+    await h.store.db
+      .updateTable('transactions')
+      .set({ created_at: now })
+      .where('business_id', '=', biz.business.id)
+      .execute();
     const exported = await exportCsv(biz);
     expect(exported.rows).toHaveLength(1_100);
     expect(new Set(exported.rows.map((r) => r.id)).size).toBe(1_100);

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../db/precompiled.js';
 import { promiseKept } from '../transactions/domain.js';
 import type { ListPosition, ListSelection } from '../transactions/repository.js';
 import { PAYMENT_METHODS } from '../transactions/schema.js';
@@ -6,55 +7,218 @@ import { csvCell } from './csv.js';
 import type { ExportColumn } from './export.js';
 
 /**
- * SQLite: the export's CSV lines written by the query itself, on the read thread that runs it
- * (db/sqlite/read-pool.ts), so that the main thread only joins finished lines and streams them.
- * Reading each due as a 29-column object, cloning it to the main thread and presenting it there
- * (presentTransaction, csvLine) cost ~17 us a row on the read thread alone, the export's bottleneck.
+ * The export's CSV lines written by the query itself, on both stores, so that the event loop
+ * receives one text per due (and its list position) and only joins finished lines and streams
+ * them. On SQLite the query runs on a read thread (db/sqlite/read-pool.ts): reading each due as a
+ * 29-column object, cloning it to the main thread and presenting it there cost ~17 us a row on
+ * the read thread alone. On PostgreSQL the 29 values of each row, parsed into strings and Dates
+ * and then presented, were the garbage that grew the server's memory by ~90-110 MB over an export
+ * of a million dues (bench/README.md, 2026-11-25 and 2026-11-26).
  *
- * Each line is exactly csvLine(the columns of presentTransaction(row)), as the other store's export
- * (export.ts) writes it; test/bulk.test.ts compares the two, cell by cell, for rows of every kind.
- * The rules written twice here (SQL for SQLite, JavaScript in csv.ts / presenter.ts):
+ * Each line is exactly csvLine(the columns of presentTransaction(row)), which the list API's items
+ * are; test/bulk.test.ts compares the two, cell for cell, for rows of every kind, on both stores.
+ * The rules written twice here (SQL, and JavaScript in csv.ts / presenter.ts):
  * - a text cell (csv.ts csvCell): a leading `= + - @`, tab or CR gets a `'`; then a cell with a
  *   quote, comma, CR or LF, or with white space at either end (what String.prototype.trim
  *   removes), is quoted with its quotes doubled;
  * - the presented values (presenter.ts): the status as of the business's today, the due date as a
- *   timestamp, the balance, the pay page's address, the recurrence and promise as JSON.
+ *   timestamp, the balance, the pay page's address, the recurrence and promise as JSON; on
+ *   PostgreSQL also every value as text the way db/postgres.ts's parsers and Date make it (`PG`).
  * The one value SQL cannot compute is whether a paid due's promise was kept (the payment's date in
  * the business's time zone): such rows come back in two halves and the JavaScript promiseKept
  * fills in that cell (`js` below).
  */
 
-/** What String.prototype.trim removes (WhiteSpace and LineTerminator), for SQLite's trim(x, characters). */
-const TRIMMED =
+/** What String.prototype.trim removes (WhiteSpace and LineTerminator), for trim(x, characters); a unit test checks it. */
+export const TRIMMED =
   '\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 
 type Sql = RawBuilder<unknown>;
 
-/** csvCell of a text (or NULL) in SQL; `x` is evaluated a few times, so it is a column. */
-function textCell(x: Sql): Sql {
-  const quoted = (g: Sql) =>
-    sql`case when instr(${g}, '"') > 0 or instr(${g}, ',') > 0 or instr(${g}, char(10)) > 0 or instr(${g}, char(13)) > 0 or ${g} <> trim(${g}, ${TRIMMED}) then '"' || replace(${g}, '"', '""') || '"' else ${g} end`;
-  return sql`case when ${x} is null then '' when substr(${x}, 1, 1) in ('=', '+', '-', '@', char(9), char(13)) then ${quoted(sql`('''' || ${x})`)} else ${quoted(x)} end`;
+/** What the two stores spell differently. Each returns NULL for NULL, as the column does. */
+interface Dialect {
+  char(code: number): Sql;
+  /** the line's end, CR LF */
+  crlf: Sql;
+  /** whether csvCell quotes text `x`: a quote, comma, CR or LF in it, or TRIMMED at either end */
+  needsQuotes(x: Sql): Sql;
+  /** whether text `x` starts with a double quote */
+  startsWithQuote(x: Sql): Sql;
+  /** a timestamp column as the list API shows it (Date.prototype.toISOString) */
+  timestamp(x: Sql): Sql;
+  /** a timestamp column to the store's full precision, for the list position */
+  exactTimestamp(x: Sql): Sql;
+  /** a date column as YYYY-MM-DD */
+  date(x: Sql): Sql;
+  /** a number or uuid column as text */
+  text(x: Sql): Sql;
+  /** a bound text value used in an expression */
+  textArg(x: Sql): Sql;
+  /** a value computed once per statement, not per row */
+  once(x: Sql): Sql;
+  /** JSON.stringify({ interval, until }) of the stored recurrence (JSON text) */
+  recurrence(x: Sql): Sql;
+  /** the texts one after the other (none is NULL) */
+  concat(parts: Sql[]): Sql;
+  /** a JSON array of texts, as text (not PostgreSQL's json, which node-postgres would parse) */
+  jsonArray(items: Sql[]): Sql;
 }
 
-/**
- * csvCell of the pay page's address, `{publicBaseUrl}/pay/{pay_token}`: a pay token is hex and
- * base64url characters (lib/ids.ts timeOrderedToken), none of which csvCell treats, and never
- * first or last in the address, so the cell is csvCell of `{publicBaseUrl}/pay/` (a constant of the
- * statement: SQLite computes it once per run) with the token put in before its closing quote, if
- * it has one. One concatenation a row instead of the full rules on a new string some ten times.
- */
-function payUrlCell(publicBaseUrl: Sql): Sql {
-  const prefix = textCell(sql`(${publicBaseUrl} || '/pay/')`);
-  return sql`case when unicode(${prefix}) = 34 then substr(${prefix}, 1, length(${prefix}) - 1) || "transactions"."pay_token" || '"' else ${prefix} || "transactions"."pay_token" end`;
-}
+const SQLITE: Dialect = {
+  char: (code) => sql`char(${sql.lit(code)})`,
+  crlf: sql`char(13, 10)`,
+  needsQuotes: (x) =>
+    sql`instr(${x}, '"') > 0 or instr(${x}, ',') > 0 or instr(${x}, char(10)) > 0 or instr(${x}, char(13)) > 0 or ${x} <> trim(${x}, ${TRIMMED})`,
+  startsWithQuote: (x) => sql`unicode(${x}) = 34`,
+  // SQLite holds times, dates, ids and integers as the text (or number) the API shows.
+  timestamp: (x) => x,
+  exactTimestamp: (x) => x,
+  date: (x) => x,
+  text: (x) => x,
+  textArg: (x) => x,
+  // SQLite computes an expression of constants and bound values once per run.
+  once: (x) => x,
+  recurrence: (x) =>
+    sql`json_object('interval', json_extract(${x}, '$.interval'), 'until', json_extract(${x}, '$.until'))`,
+  // Each part in parentheses: `||` binds tighter than `-` (the balance).
+  concat: (parts) =>
+    parts.length === 0
+      ? sql`''`
+      : sql.join(
+          parts.map((p) => sql`(${p})`),
+          sql` || `,
+        ),
+  jsonArray: (items) => sql`json_array(${sql.join(items)})`,
+};
 
 /**
- * csvCell of a text that is nearly always one of `words` (which csvCell leaves as they are, a test
- * checks): those as they are, anything else through the full rules.
+ * PostgreSQL's types (db/column-types.ts) made into the text that db/postgres.ts's parsers give
+ * JavaScript and the presenter writes:
+ * - timestamptz: parsed through Date, so milliseconds, cut (not rounded) from the stored
+ *   microseconds, always three digits, in UTC with a `Z`. to_char's MS cuts too, and at time zone
+ *   'UTC' makes it independent of the session's TimeZone;
+ * - date: kept as PostgreSQL's text, which is YYYY-MM-DD under the default DateStyle; to_char
+ *   writes that whatever the DateStyle;
+ * - bigint (amounts): Number(text), which prints the same digits for every amount the API takes
+ *   (at most 10^12 paise); uuid: its lower-case text;
+ * - the list position keeps the microseconds: the next batch starts after the last row's exact
+ *   keys (a time cut to milliseconds would skip the rest of its due date, a test checks).
  */
-function wordCell(x: Sql, words: readonly string[]): Sql {
-  return sql`case when ${x} in (${sql.join(words.map((w) => sql.lit(w)))}) then ${x} else ${textCell(x)} end`;
+/** csvCell's quoting test as a PostgreSQL regular expression (not newline-sensitive: ^ and $ are the text's ends). */
+const QUOTED = `[",\r\n]|^[${TRIMMED}]|[${TRIMMED}]$`;
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+const PG: Dialect = {
+  char: (code) => sql`chr(${sql.lit(code)})`,
+  crlf: sql`chr(13) || chr(10)`,
+  // One regular expression (compiled once and kept by PostgreSQL): four strpos and a btrim with
+  // TRIMMED (whose characters btrim measures again on every call in a UTF-8 database) were ~40%
+  // of the line query's time.
+  needsQuotes: (x) => sql`${x} ~ ${QUOTED}`,
+  startsWithQuote: (x) => sql`left(${x}, 1) = '"'`,
+  timestamp: (x) => sql`to_char(${x} at time zone 'UTC', ${sql.raw(ISO_MS)})`,
+  exactTimestamp: (x) => sql`to_char(${x} at time zone 'UTC', ${sql.raw(ISO_US)})`,
+  date: (x) => sql`to_char(${x}, 'YYYY-MM-DD')`,
+  text: (x) => sql`${x}::text`,
+  // A bound value's type is inferred from where it stands; in `$1 || '/pay/'` it cannot be.
+  textArg: (x) => sql`cast(${x} as text)`,
+  // A prepared statement's generic plan evaluates an expression of bound values on every row; a
+  // scalar subquery that refers to no row is an InitPlan, run once per execution.
+  once: (x) => sql`(select ${x})`,
+  // The stored text is JSON.stringify's (domain.ts storeRecurrence); the presenter parses it and
+  // writes { interval, until } again: in that order, without spaces, a missing key left out
+  // (concat_ws skips NULLs). jsonb's text of each value is JSON.stringify's for the strings and
+  // null it holds (json_build_object would put spaces around each colon).
+  recurrence: (x) =>
+    sql`'{' || concat_ws(',', '"interval":' || (${x}::jsonb -> 'interval')::text, '"until":' || (${x}::jsonb -> 'until')::text) || '}'`,
+  // One pass and one result: `a || ',' || b || ...` makes a new, longer text at each of the line's
+  // ~50 operators.
+  concat: (parts) => (parts.length === 0 ? sql`''` : sql`concat(${sql.join(parts)})`),
+  jsonArray: (items) => sql`json_build_array(${sql.join(items)})::text`,
+};
+
+/** The CSV rules of csv.ts and the presenter's values in one store's SQL. */
+function rules(d: Dialect) {
+  const CR = d.char(13);
+  const TAB = d.char(9);
+
+  /** csvCell of a text (or NULL) in SQL; `x` is evaluated a few times, so it is a column. */
+  function textCell(x: Sql): Sql {
+    const quoted = (g: Sql) =>
+      sql`case when ${d.needsQuotes(g)} then '"' || replace(${g}, '"', '""') || '"' else ${g} end`;
+    return sql`case when ${x} is null then '' when substr(${x}, 1, 1) in ('=', '+', '-', '@', ${TAB}, ${CR}) then ${quoted(sql`('''' || ${x})`)} else ${quoted(x)} end`;
+  }
+
+  /**
+   * csvCell of the pay page's address, `{publicBaseUrl}/pay/{pay_token}`: a pay token is hex and
+   * base64url characters (lib/ids.ts timeOrderedToken), none of which csvCell treats, and never
+   * first or last in the address, so the cell is csvCell of `{publicBaseUrl}/pay/` (a constant of
+   * the statement, computed once per run: `once`) with the token put in before its closing
+   * quote, if it has one. One concatenation a row instead of the full rules on a new string some
+   * ten times.
+   */
+  function payUrlCell(publicBaseUrl: Sql): Sql {
+    const prefix = d.once(textCell(sql`(${d.textArg(publicBaseUrl)} || '/pay/')`));
+    return sql`case when ${d.startsWithQuote(prefix)} then substr(${prefix}, 1, length(${prefix}) - 1) || "transactions"."pay_token" || '"' else ${prefix} || "transactions"."pay_token" end`;
+  }
+
+  /**
+   * csvCell of a text that is nearly always one of `words` (which csvCell leaves as they are, a
+   * test checks): those as they are, anything else through the full rules.
+   */
+  function wordCell(x: Sql, words: readonly string[]): Sql {
+    return sql`case when ${x} in (${sql.join(words.map((w) => sql.lit(w)))}) then ${x} else ${textCell(x)} end`;
+  }
+
+  /** A value that never needs quoting (ids, ISO dates and times, integers, fixed words), NULL as ''. */
+  const plain = (x: Sql): Sql => sql`coalesce(${x}, '')`;
+  const col = (name: string) => sql.ref(name) as Sql;
+  const madeAt = sql`coalesce("transactions"."promise_made_at", "transactions"."updated_at")`;
+
+  function cells(today: Sql, publicBaseUrl: Sql): Record<ExportColumn, Sql> {
+    const promiseDate = col('transactions.promise_date');
+    const recurrence = col('transactions.recurrence');
+    return {
+      id: d.text(col('transactions.id')),
+      contact_id: d.text(col('transactions.contact_id')),
+      contact_name: textCell(col('contacts.name')),
+      contact_phone: textCell(col('contacts.phone')),
+      amount_paise: d.text(col('transactions.amount_paise')),
+      currency: wordCell(col('transactions.currency'), KNOWN_WORDS.currency),
+      status: sql`case when "transactions"."status" = 'pending' and "transactions"."due_date" < ${today} then 'overdue' else "transactions"."status" end`,
+      direction: wordCell(col('transactions.direction'), KNOWN_WORDS.direction),
+      due_date: sql`${d.date(col('transactions.due_date'))} || 'T00:00:00.000Z'`,
+      paid_at: plain(d.timestamp(col('transactions.paid_at'))),
+      utr: textCell(col('transactions.utr')),
+      payment_method: wordCell(col('transactions.payment_method'), KNOWN_WORDS.payment_method),
+      invoice_number: textCell(col('transactions.invoice_number')),
+      notes: textCell(col('transactions.notes')),
+      // JSON of the stored recurrence: always quoted (it has quotes).
+      recurrence: sql`case when ${recurrence} is null then '' else '"' || replace(${d.recurrence(recurrence)}, '"', '""') || '"' end`,
+      series_id: plain(d.text(col('transactions.series_id'))),
+      reminders_paused: sql`case when "transactions"."reminders_paused" = 1 then 'true' else 'false' end`,
+      // { date, made_at, kept } as JSON, quoted; kept for an unpaid due: false once the date has passed.
+      promise: sql`case when ${promiseDate} is null then '' else '"{""date"":""' || ${d.date(promiseDate)} || '"",""made_at"":""' || ${d.timestamp(madeAt)} || '"",""kept"":' || case when ${today} > ${promiseDate} then 'false' else 'null' end || '}"' end`,
+      amount_paid_paise: d.text(col('transactions.amount_paid_paise')),
+      balance_paise: d.text(sql`("transactions"."amount_paise" - "transactions"."amount_paid_paise")`),
+      deleted_at: plain(d.timestamp(col('transactions.deleted_at'))),
+      reminder_count: d.text(col('transactions.reminder_count')),
+      pay_page_url: payUrlCell(publicBaseUrl),
+      created_at: d.timestamp(col('transactions.created_at')),
+      updated_at: d.timestamp(col('transactions.updated_at')),
+    };
+  }
+
+  return {
+    cells,
+    /** paid_at, promise_date and made_at, for lineOf's promiseKept */
+    promiseInputs: [
+      d.timestamp(col('transactions.paid_at')),
+      d.date(col('transactions.promise_date')),
+      d.timestamp(madeAt),
+    ],
+    position: sql<string>`${d.date(col('transactions.due_date'))} || '|' || ${d.exactTimestamp(col('transactions.created_at'))} || '|' || ${d.text(col('transactions.id'))}`,
+  };
 }
 
 /**
@@ -66,44 +230,6 @@ export const KNOWN_WORDS = {
   direction: ['receivable'],
   payment_method: [...PAYMENT_METHODS, 'api'],
 } as const;
-
-/** A value that never needs quoting (ids, ISO dates and times, integers, fixed words), NULL as ''. */
-const plain = (x: Sql): Sql => sql`coalesce(${x}, '')`;
-const col = (name: string) => sql.ref(name) as Sql;
-
-function cells(today: Sql, publicBaseUrl: Sql): Record<ExportColumn, Sql> {
-  const promiseDate = col('transactions.promise_date');
-  const madeAt = sql`coalesce("transactions"."promise_made_at", "transactions"."updated_at")`;
-  return {
-    id: col('transactions.id'),
-    contact_id: col('transactions.contact_id'),
-    contact_name: textCell(col('contacts.name')),
-    contact_phone: textCell(col('contacts.phone')),
-    amount_paise: col('transactions.amount_paise'),
-    currency: wordCell(col('transactions.currency'), KNOWN_WORDS.currency),
-    status: sql`case when "transactions"."status" = 'pending' and "transactions"."due_date" < ${today} then 'overdue' else "transactions"."status" end`,
-    direction: wordCell(col('transactions.direction'), KNOWN_WORDS.direction),
-    due_date: sql`"transactions"."due_date" || 'T00:00:00.000Z'`,
-    paid_at: plain(col('transactions.paid_at')),
-    utr: textCell(col('transactions.utr')),
-    payment_method: wordCell(col('transactions.payment_method'), KNOWN_WORDS.payment_method),
-    invoice_number: textCell(col('transactions.invoice_number')),
-    notes: textCell(col('transactions.notes')),
-    // JSON.stringify({ interval, until }) of the stored recurrence: always quoted (it has quotes).
-    recurrence: sql`case when "transactions"."recurrence" is null then '' else '"' || replace(json_object('interval', json_extract("transactions"."recurrence", '$.interval'), 'until', json_extract("transactions"."recurrence", '$.until')), '"', '""') || '"' end`,
-    series_id: plain(col('transactions.series_id')),
-    reminders_paused: sql`case when "transactions"."reminders_paused" = 1 then 'true' else 'false' end`,
-    // { date, made_at, kept } as JSON, quoted; kept for an unpaid due: false once the date has passed.
-    promise: sql`case when ${promiseDate} is null then '' else '"{""date"":""' || ${promiseDate} || '"",""made_at"":""' || ${madeAt} || '"",""kept"":' || case when ${today} > ${promiseDate} then 'false' else 'null' end || '}"' end`,
-    amount_paid_paise: col('transactions.amount_paid_paise'),
-    balance_paise: sql`"transactions"."amount_paise" - "transactions"."amount_paid_paise"`,
-    deleted_at: plain(col('transactions.deleted_at')),
-    reminder_count: col('transactions.reminder_count'),
-    pay_page_url: payUrlCell(publicBaseUrl),
-    created_at: col('transactions.created_at'),
-    updated_at: col('transactions.updated_at'),
-  };
-}
 
 /** One row of the query: the line, or (`js`) its two halves around the promise cell; the row's list position (`k`). */
 export interface LineRow {
@@ -119,31 +245,30 @@ export function lineSelection(columns: readonly ExportColumn[]): ListSelection {
   if (at < 0) throw new Error('export-lines: the export has no promise column');
   return {
     name: 'csv-lines',
-    select: (joined, _db, arg) => {
-      const all = cells(arg('today'), arg('publicBaseUrl'));
-      const join = (names: readonly ExportColumn[]) =>
-        sql.join(
-          // Each cell in parentheses: `||` binds tighter than `-` (the balance).
-          names.map((name) => sql`(${all[name]})`),
-          sql` || ',' || `,
-        );
-      const head = at === 0 ? sql`''` : sql`${join(columns.slice(0, at))} || ','`;
-      const tail =
-        at === columns.length - 1 ? sql`char(13, 10)` : sql`',' || ${join(columns.slice(at + 1))} || char(13, 10)`;
+    select: (joined, db, arg) => {
+      const d = isPostgres(db) ? PG : SQLITE;
+      const r = rules(d);
+      const all = r.cells(arg('today'), arg('publicBaseUrl'));
+      const COMMA = sql`','`;
+      // The cells of `names` with a comma between each.
+      const cellsOf = (names: readonly ExportColumn[]) =>
+        names.flatMap((name, i) => (i === 0 ? [all[name]] : [COMMA, all[name]]));
+      const before = columns.slice(0, at);
+      const after = columns.slice(at + 1);
+      const head = before.length === 0 ? [] : [...cellsOf(before), COMMA];
+      const tail = [...(after.length === 0 ? [] : [COMMA, ...cellsOf(after)]), d.crlf];
       // A paid due with a promise: whether it was kept is the payment's date in the business's time zone.
       const needsJs = sql.raw(
         `("transactions"."promise_date" is not null and "transactions"."status" = 'paid' and "transactions"."paid_at" is not null)`,
       );
       return joined.select([
-        sql<string | null>`case when ${needsJs} then null else ${head} || ${all.promise} || ${tail} end`.as('line'),
+        sql<string | null>`case when ${needsJs} then null else ${d.concat([...head, all.promise, ...tail])} end`.as(
+          'line',
+        ),
         sql<
           string | null
-        >`case when ${needsJs} then json_array(${head}, ${tail}, "transactions"."paid_at", "transactions"."promise_date", coalesce("transactions"."promise_made_at", "transactions"."updated_at")) end`.as(
-          'js',
-        ),
-        sql<string>`"transactions"."due_date" || '|' || "transactions"."created_at" || '|' || "transactions"."id"`.as(
-          'k',
-        ),
+        >`case when ${needsJs} then ${d.jsonArray([d.concat(head), d.concat(tail), ...r.promiseInputs])} end`.as('js'),
+        r.position.as('k'),
       ]);
     },
   };

@@ -1,6 +1,4 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { StoreKind } from '../db/store.js';
-import { presentTransaction } from '../transactions/presenter.js';
 import type { ListPosition } from '../transactions/repository.js';
 import { type ListTransactionsInput, Transaction } from '../transactions/schema.js';
 import type { TransactionService } from '../transactions/service.js';
@@ -10,71 +8,16 @@ import { type LineRow, lineOf, lineSelection, positionOf } from './export-lines.
 /** Every column of the Transaction, in the API's order (amounts in paise). */
 export type ExportColumn = keyof typeof Transaction.properties;
 export const EXPORT_COLUMNS = Object.keys(Transaction.properties) as ExportColumn[];
-/** Rows read per query: big enough that a query's cost is spread, small enough that memory stays flat. */
-const BATCH = 1_000;
 
 /** The list's filters (GET /v1/transactions), without its paging. */
 export type ExportFilter = Pick<ListTransactionsInput, 'status' | 'contact_id' | 'since' | 'include_deleted'>;
 
-/**
- * The business's dues matching the list filters as CSV text (PRODUCT part 12), one chunk per batch
- * of rows: the header, then the rows in the list's order. Batches are cursor pages of the list
- * (TransactionService.listBatch: each one an index range from where the last stopped, under the
- * business's read gate), read only when the consumer asks for more, so memory stays flat whatever
- * the number of dues and each query is short, leaving the store to other requests between batches.
- */
-export async function* exportCsv(
-  deps: { transactions: TransactionService; publicBaseUrl: string; storeKind: StoreKind },
-  business: BusinessRow,
-  filter: ExportFilter,
-): AsyncGenerator<string> {
-  if (deps.storeKind === 'sqlite') {
-    yield* exportLines(deps, business, filter);
-    return;
-  }
-  const today = deps.transactions.today(business);
-  const ctx = { today, publicBaseUrl: deps.publicBaseUrl, timezone: business.timezone };
-  // The header goes out with the first batch: a store that fails on the first read fails the
-  // request before anything is sent (a 503, not a cut-off file).
-  let chunk = csvLine(EXPORT_COLUMNS);
-  const read = (after: ListPosition | undefined) => {
-    const rows = deps.transactions.listBatch(business, filter, after, BATCH, today);
-    // Handled at once: a read ahead that fails while the consumer is away (or gone) is not an
-    // unhandled rejection; awaiting it below still throws.
-    rows.catch(() => {});
-    return rows;
-  };
-  // One batch is read ahead: the store (a read thread on SQLite, the server on PostgreSQL) reads
-  // the next batch while this one is formatted and sent, instead of each waiting on the other. At
-  // most two batches are held, whatever the number of dues.
-  let next: Promise<Awaited<ReturnType<typeof read>>> | undefined = read(undefined);
-  while (next) {
-    const rows = await next;
-    next = undefined;
-    if (rows.length === BATCH) {
-      const last = rows[rows.length - 1] as (typeof rows)[number];
-      next = read({ due_date: last.due_date, created_at: last.created_at, id: last.id });
-    }
-    const cells: unknown[] = new Array(EXPORT_COLUMNS.length);
-    for (const row of rows) {
-      const presented = presentTransaction(row, ctx);
-      for (let c = 0; c < EXPORT_COLUMNS.length; c++) cells[c] = presented[EXPORT_COLUMNS[c] as ExportColumn];
-      chunk += csvLine(cells);
-      if (chunk.length >= PIECE) {
-        yield chunk;
-        chunk = '';
-      }
-    }
-    if (chunk !== '') yield chunk;
-    chunk = '';
-  }
-}
-
 const LINES = lineSelection(EXPORT_COLUMNS);
 /**
- * Lines per query on SQLite: a line is ~300 bytes, so two batches in hand are well under a MB. 1,000
- * rather than 2,000 since the lines come by structured clone (read-worker.mjs): a first export of a
- * million dues grew RSS by 15-16 MB, against 48-52 MB (bench/README.md, 2026-11-25).
+ * Lines per query: a line is ~300 bytes, so two batches in hand are well under a MB. On SQLite
+ * 1,000 rather than 2,000 since the lines come from the read thread by structured clone
+ * (read-worker.mjs): a first export of a million dues grew RSS by 15-16 MB, against 48-52 MB
+ * (bench/README.md, 2026-11-25).
  */
 const LINE_BATCH = 1_000;
 /**
@@ -86,15 +29,22 @@ const LINE_BATCH = 1_000;
 const PIECE = 64 * 1024;
 
 /**
- * exportCsv on SQLite: the same batches, read ahead the same way, but each line is written by the
- * query on the read thread (export-lines.ts), so this thread only joins lines and sends them.
+ * The business's dues matching the list filters as CSV text (PRODUCT part 12): the header, then
+ * the rows in the list's order, in pieces of ~64 KB. Batches are cursor pages of the list
+ * (TransactionService.listBatchAs: each one an index range from where the last stopped, under the
+ * business's read gate), read only when the consumer asks for more, so memory stays flat whatever
+ * the number of dues and each query is short, leaving the store to other requests between batches.
+ * Each line is written by the query (export-lines.ts), on either store, so this thread only joins
+ * lines and sends them.
  */
-async function* exportLines(
+export async function* exportCsv(
   deps: { transactions: TransactionService; publicBaseUrl: string },
   business: BusinessRow,
   filter: ExportFilter,
 ): AsyncGenerator<string> {
   const today = deps.transactions.today(business);
+  // The header goes out with the first batch: a store that fails on the first read fails the
+  // request before anything is sent (a 503, not a cut-off file).
   let chunk = csvLine(EXPORT_COLUMNS);
   const read = (after: ListPosition | undefined) => {
     const rows = deps.transactions.listBatchAs<LineRow>(
@@ -106,9 +56,14 @@ async function* exportLines(
       today,
       deps.publicBaseUrl,
     );
+    // Handled at once: a read ahead that fails while the consumer is away (or gone) is not an
+    // unhandled rejection; awaiting it below still throws.
     rows.catch(() => {});
     return rows;
   };
+  // One batch is read ahead: the store (a read thread on SQLite, the server on PostgreSQL) reads
+  // the next batch while this one is sent, instead of each waiting on the other. At most two
+  // batches are held, whatever the number of dues.
   let next: Promise<LineRow[]> | undefined = read(undefined);
   while (next) {
     const rows = await next;

@@ -1,5 +1,5 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
-import { isPostgres, offIndex, precompiled } from '../db/precompiled.js';
+import { exactTime, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
 import { readTotalsColumn } from '../totals/aggregates.js';
 import type { FuzzyWord } from './fuzzy.js';
@@ -172,7 +172,7 @@ export function findContactPosition(
 ): Promise<ContactPosition | undefined> {
   return db
     .selectFrom('contacts')
-    .select(['created_at', 'id'])
+    .select([exactTime(db, 'created_at').as('created_at'), 'id'])
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .executeTakeFirst();

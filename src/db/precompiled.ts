@@ -62,6 +62,18 @@ export function offIndex<T>(db: Executor, column: string): RawBuilder<T> {
 }
 
 /**
+ * A timestamp column as text to the store's full precision, for a cursor that is compared with the
+ * column again (a list's `starting_after`): PostgreSQL keeps microseconds (its now() writes them),
+ * which a value read through pg's Date would cut to milliseconds, putting the cursor before or
+ * after its own row. SQLite stores the text itself.
+ */
+export function exactTime(db: Executor, column: string): RawBuilder<string> {
+  return isPostgres(db)
+    ? sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+    : sql<string>`${sql.ref(column)}`;
+}
+
+/**
  * `column IN (the values)` with all the values in one bound parameter, so that one precompiled
  * statement serves any number of them: a JSON array read by json_each on SQLite, an array
  * compared with = ANY on PostgreSQL. `values` is a stand-in (`arg`); give its value through

@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
+import { exactTime, insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
 import { sequenceJson } from '../reminder-schedule/steps.js';
 import type { StatusFilter } from './schema.js';
@@ -189,7 +189,7 @@ export interface ListPosition {
 export function findListPosition(db: Executor, businessId: string, id: string): Promise<ListPosition | undefined> {
   return db
     .selectFrom('transactions')
-    .select(['due_date', 'created_at', 'id'])
+    .select(['due_date', exactTime(db, 'created_at').as('created_at'), 'id'])
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .executeTakeFirst();

@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createServices } from '../src/services.js';
-import { freePort, start, stop } from './lib.js';
+import { freePort, importRow, start, stop } from './lib.js';
 
 /**
  * `npm run bench:bulk` (issue 21), on the real server (src/server.ts):
@@ -31,13 +31,7 @@ const DATABASE_URL = arg('--postgres') ?? '';
 const CONCURRENCY = 10;
 
 const today = new Date().toISOString().slice(0, 10);
-const dueDate = (i: number) => new Date(Date.now() + ((i % 120) - 60) * 86_400_000).toISOString().slice(0, 10);
-const row = (i: number, tag: string) => ({
-  contact_name: `Bulk Buyer ${i % 500}`,
-  amount_paise: 1000 + (i % 9000),
-  due_date: dueDate(i),
-  invoice_number: `${tag}-${i}`,
-});
+const row = importRow;
 
 /**
  * The server's resident memory in MB: VmRSS, and RssAnon, its anonymous part. VmRSS also counts

@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createServices } from '../src/services.js';
+import { importRow } from './lib.js';
 
 /**
  * The import alone, in-process (no HTTP): `--runs N` imports of `--rows` dues (10,000), each into a
@@ -20,13 +21,7 @@ const ROWS = Number(arg('--rows') ?? 10_000);
 const RUNS = Number(arg('--runs') ?? 5);
 const DATABASE_URL = arg('--postgres') ?? '';
 
-const dueDate = (i: number) => new Date(Date.now() + ((i % 120) - 60) * 86_400_000).toISOString().slice(0, 10);
-const row = (i: number, tag: string) => ({
-  contact_name: `Bulk Buyer ${i % 500}`,
-  amount_paise: 1000 + (i % 9000),
-  due_date: dueDate(i),
-  invoice_number: `${tag}-${i}`,
-});
+const row = importRow;
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-import-'));

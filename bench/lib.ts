@@ -107,3 +107,12 @@ export async function measure(load: Load) {
     errors: bad,
   };
 }
+
+/** An import row of the bulk benches (bench/bulk.ts, bench/import-inprocess.ts): 500 contacts, due dates over four months, one invoice number each. */
+export const dueDate = (i: number) => new Date(Date.now() + ((i % 120) - 60) * 86_400_000).toISOString().slice(0, 10);
+export const importRow = (i: number, tag: string) => ({
+  contact_name: `Bulk Buyer ${i % 500}`,
+  amount_paise: 1000 + (i % 9000),
+  due_date: dueDate(i),
+  invoice_number: `${tag}-${i}`,
+});

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../src/bulk/csv.js';
 import { EXPORT_COLUMNS } from '../src/bulk/export.js';
 import { MAX_AMOUNT_PAISE } from '../src/transactions/schema.js';
-import { eventsOf, newDue, summaryOf } from './helpers/dues.js';
+import { createdToTheMicrosecond, eventsOf, newDue, summaryOf } from './helpers/dues.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
 import type { HttpsReceiver } from './helpers/https-receiver.js';
@@ -393,6 +393,14 @@ describe('import events at a real HTTPS receiver', () => {
   });
 });
 
+/** The list API's items (up to 100) as the export writes them: the reference the export is held to. */
+async function listAsCsv(biz: TestBusiness, query: string): Promise<string> {
+  const res = await biz.get(`/v1/transactions?limit=100${query}`);
+  expect(res.status, res.text).toBe(200);
+  const items = res.body.data as Record<string, unknown>[];
+  return csvLine(EXPORT_COLUMNS) + items.map((item) => csvLine(EXPORT_COLUMNS.map((c) => item[c]))).join('');
+}
+
 describe('GET /v1/transactions/export', () => {
   it('streams a header and every column, neutralising formulas and quoting what needs it', async () => {
     const biz = await h.newBusiness();
@@ -502,12 +510,7 @@ describe('GET /v1/transactions/export', () => {
     const gone = await newDue(biz, { contact_name: 'Deleted Buyer' });
     expect((await biz.delete(`/v1/transactions/${gone.id}`)).status).toBe(200);
 
-    const expected = async (query: string) => {
-      const res = await biz.get(`/v1/transactions?limit=100${query}`);
-      expect(res.status, res.text).toBe(200);
-      const items = res.body.data as Record<string, unknown>[];
-      return csvLine(EXPORT_COLUMNS) + items.map((item) => csvLine(EXPORT_COLUMNS.map((c) => item[c]))).join('');
-    };
+    const expected = (query: string) => listAsCsv(biz, query);
     const all = await exportCsv(biz);
     expect(all.rows).toHaveLength(10);
     expect(all.text).toBe(await expected(''));
@@ -571,12 +574,7 @@ describe('GET /v1/transactions/export', () => {
     expect((await biz.delete(`/v1/transactions/${gone.id}`)).status).toBe(200);
     await set(gone.id, { deleted_at: '2026-11-21T06:30:00.000001Z', updated_at: now });
 
-    const expected = async (query: string) => {
-      const res = await biz.get(`/v1/transactions?limit=100${query}`);
-      expect(res.status, res.text).toBe(200);
-      const items = res.body.data as Record<string, unknown>[];
-      return csvLine(EXPORT_COLUMNS) + items.map((item) => csvLine(EXPORT_COLUMNS.map((c) => item[c]))).join('');
-    };
+    const expected = (query: string) => listAsCsv(biz, query);
     const all = await exportCsv(biz);
     expect(all.rows).toHaveLength(4);
     expect(all.text).toBe(await expected(''));
@@ -674,12 +672,7 @@ describe('GET /v1/transactions/export', () => {
     expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
     // One creation time for all (a statement's now()): the next batch starts after the last row's
     // exact keys; a key cut to milliseconds would skip the rest of its due date.
-    const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
-    await h.store.db
-      .updateTable('transactions')
-      .set({ created_at: now })
-      .where('business_id', '=', biz.business.id)
-      .execute();
+    await createdToTheMicrosecond(h, 'transactions', biz);
     const exported = await exportCsv(biz);
     expect(exported.rows).toHaveLength(1_100);
     expect(new Set(exported.rows.map((r) => r.id)).size).toBe(1_100);

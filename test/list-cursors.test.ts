@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
+import { createdToTheMicrosecond } from './helpers/dues.js';
+import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
 /** PRODUCT part 17: `starting_after` cursors on the dues and contacts lists. */
 
@@ -72,12 +72,7 @@ describe('GET /v1/transactions?starting_after', () => {
     await dues(biz);
     // One creation time for all, finer than a millisecond (PostgreSQL keeps microseconds): a cursor
     // whose created_at were cut to milliseconds would sort before or after its own row's key.
-    const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
-    await h.store.db
-      .updateTable('transactions')
-      .set({ created_at: now })
-      .where('business_id', '=', biz.business.id)
-      .execute();
+    await createdToTheMicrosecond(h, 'transactions', biz);
     const all = await biz.get('/v1/transactions?limit=200');
     for (const limit of [1, 2, 3]) {
       expect(await walk(biz, '/v1/transactions', limit), `limit ${limit}`).toEqual(idsOf(all.body));
@@ -201,12 +196,7 @@ describe('GET /v1/contacts?starting_after', () => {
   it('walks contacts whose creation time was written to the microsecond (SQL now()), each once', async () => {
     const biz = await h.newBusiness();
     await contacts(biz, NAMES);
-    const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
-    await h.store.db
-      .updateTable('contacts')
-      .set({ created_at: now })
-      .where('business_id', '=', biz.business.id)
-      .execute();
+    await createdToTheMicrosecond(h, 'contacts', biz);
     const all = idsOf((await biz.get('/v1/contacts')).body);
     for (const limit of [1, 2]) expect(await walk(biz, '/v1/contacts', limit), `limit ${limit}`).toEqual(all);
   });

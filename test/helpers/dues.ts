@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { expect } from 'vitest';
-import type { Harness, TestBusiness } from './harness.js';
+import { type Harness, STORE, type TestBusiness } from './harness.js';
 
 /** Helpers shared by the due lifecycle tests (PRODUCT part 10). */
 
@@ -59,4 +60,18 @@ export function remindersOf(h: Harness, transactionId: string) {
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/**
+ * Gives every due (or contact) of the business one creation time finer than a millisecond, as a
+ * statement's now() writes it on PostgreSQL (which keeps microseconds; the API writes whole
+ * milliseconds): what a cursor or an export batch must walk to the store's full precision.
+ */
+export async function createdToTheMicrosecond(
+  h: Harness,
+  table: 'transactions' | 'contacts',
+  biz: TestBusiness,
+): Promise<void> {
+  const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
+  await h.store.db.updateTable(table).set({ created_at: now }).where('business_id', '=', biz.business.id).execute();
 }

@@ -35,9 +35,15 @@ async function main() {
     await migrate(store.db);
     const services = createServices({ store, clock: systemClock, config });
     const rates: number[] = [];
+    // `--same-business`: every run into one business, which grows by ROWS a run (does an import
+    // get slower as the business grows?).
+    const same = process.argv.includes('--same-business')
+      ? (await services.businesses.create({ name: 'Import Growing', phone: '+91 90000 00022' })).business
+      : undefined;
     for (let run = 0; run < RUNS; run++) {
-      const { business } = await services.businesses.create({ name: `Import ${run}`, phone: '+91 90000 00022' });
-      const rows = Array.from({ length: ROWS }, (_, i) => row(i, 'IMP'));
+      const business =
+        same ?? (await services.businesses.create({ name: `Import ${run}`, phone: '+91 90000 00022' })).business;
+      const rows = Array.from({ length: ROWS }, (_, i) => row(i, `IMP${run}`));
       const start = performance.now();
       const result = await services.bulk.importDues(business, { rows });
       const seconds = (performance.now() - start) / 1000;

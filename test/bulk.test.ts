@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../src/bulk/csv.js';
 import { EXPORT_COLUMNS } from '../src/bulk/export.js';
+import { usedInvoiceNumbersPg } from '../src/bulk/repository.js';
 import { MAX_AMOUNT_PAISE } from '../src/transactions/schema.js';
 import { createdToTheMicrosecond, eventsOf, newDue, summaryOf } from './helpers/dues.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -369,6 +370,41 @@ describe('POST /v1/transactions/import (JSON)', () => {
     const anonymous = await h.request('POST', '/v1/transactions/import', { body: { rows: [] } });
     expect(anonymous.status).toBe(401);
   });
+});
+
+describe('import: invoice numbers checked against a business grown by imports', () => {
+  it.skipIf(STORE !== 'postgres')(
+    'looks each number up in the invoice index, whatever the statistics say of the business (PostgreSQL)',
+    async () => {
+      const biz = await h.newBusiness();
+      // Statistics taken while the business had no dues, as autovacuum leaves them while imports
+      // grow it: an IN list then read every due of the business through business_id.
+      await sql`analyze transactions`.execute(h.store.db);
+      const rows = Array.from({ length: 3_000 }, (_, i) => ({
+        contact_name: `Grown Buyer ${i % 50}`,
+        amount_paise: 100 + i,
+        due_date: '2026-12-01',
+        invoice_number: `GROWN-${i}`,
+      }));
+      expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
+      const numbers = rows.slice(0, 500).map((r) => r.invoice_number);
+      const query = usedInvoiceNumbersPg(biz.business.id, numbers).compile(h.store.db);
+      const explained = await h.store.db.executeQuery(
+        CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+      );
+      const plan = JSON.stringify(explained.rows);
+      expect(plan).toContain('"Index Name":"transactions_business_invoice"');
+      expect(plan).not.toMatch(/Bitmap Heap Scan|Seq Scan/);
+      // And it answers: a re-run of the same numbers is refused, row by row.
+      const again = await biz.post('/v1/transactions/import', { rows: rows.slice(0, 3) });
+      expect(again.status).toBe(400);
+      expect(again.body.error.rows.map((r: { field: string }) => r.field)).toEqual([
+        'invoice_number',
+        'invoice_number',
+        'invoice_number',
+      ]);
+    },
+  );
 });
 
 describe('import events at a real HTTPS receiver', () => {

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { isPostgres } from '../db/precompiled.js';
+import { isPostgres, pgExactTime } from '../db/precompiled.js';
 import { promiseKept } from '../transactions/domain.js';
 import type { ListPosition, ListSelection } from '../transactions/repository.js';
 import { PAYMENT_METHODS } from '../transactions/schema.js';
@@ -107,7 +107,6 @@ const SQLITE: Dialect = {
 /** csvCell's quoting test as a PostgreSQL regular expression (not newline-sensitive: ^ and $ are the text's ends). */
 const QUOTED = `[",\r\n]|^[${TRIMMED}]|[${TRIMMED}]$`;
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 const PG: Dialect = {
   char: (code) => sql`chr(${sql.lit(code)})`,
   crlf: sql`chr(13) || chr(10)`,
@@ -117,7 +116,7 @@ const PG: Dialect = {
   needsQuotes: (x) => sql`${x} ~ ${QUOTED}`,
   startsWithQuote: (x) => sql`left(${x}, 1) = '"'`,
   timestamp: (x) => sql`to_char(${x} at time zone 'UTC', ${sql.raw(ISO_MS)})`,
-  exactTimestamp: (x) => sql`to_char(${x} at time zone 'UTC', ${sql.raw(ISO_US)})`,
+  exactTimestamp: (x) => pgExactTime(x),
   date: (x) => sql`to_char(${x}, 'YYYY-MM-DD')`,
   text: (x) => sql`${x}::text`,
   // A bound value's type is inferred from where it stands; in `$1 || '/pay/'` it cannot be.

@@ -68,9 +68,12 @@ export function offIndex<T>(db: Executor, column: string): RawBuilder<T> {
  * after its own row. SQLite stores the text itself.
  */
 export function exactTime(db: Executor, column: string): RawBuilder<string> {
-  return isPostgres(db)
-    ? sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-    : sql<string>`${sql.ref(column)}`;
+  return isPostgres(db) ? pgExactTime(sql.ref(column)) : sql<string>`${sql.ref(column)}`;
+}
+
+/** PostgreSQL: a timestamptz as ISO 8601 text in UTC, to the microsecond (exactTime). */
+export function pgExactTime(x: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<string> {
+  return sql<string>`to_char(${x} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
 /**

@@ -403,24 +403,11 @@ export class TransactionService {
   }
 
   /**
-   * The dues matching the list's filters, `limit` after `after` in the list's order (the bulk
-   * export walks every one this way): each batch is a cursor page, a long read under the
-   * business's gate like a list page, without the list's count.
+   * The dues matching the list's filters, `limit` after `after` in the list's order, each as
+   * `selection` makes it (repository.ts listTransactionsAs; the bulk export walks every due this
+   * way, one CSV line each): each batch is a cursor page, a long read under the business's gate
+   * like a list page, without the list's count.
    */
-  listBatch(
-    business: BusinessRow,
-    query: Pick<ListTransactionsInput, 'status' | 'contact_id' | 'since' | 'include_deleted'>,
-    after: repo.ListPosition | undefined,
-    limit: number,
-    today: string = this.today(business),
-  ): Promise<repo.TransactionView[]> {
-    const run = async (db: Db) =>
-      repo.listTransactions(db, business.id, await this.filterOf(db, business, query, {}, today), limit, 0, after);
-    const reads = this.deps.reads;
-    return reads ? reads.gate.run(business.id, () => run(reads.db)) : run(this.deps.db);
-  }
-
-  /** listBatch with other values per due than the TransactionView (repository.ts listTransactionsAs). */
   listBatchAs<R>(
     selection: repo.ListSelection,
     business: BusinessRow,

@@ -179,7 +179,8 @@ export class GroupCommitSqliteDriver implements Driver {
    * leaves no transaction open behind it.
    */
   dataVersion(): number {
-    return this.#dataVersion.get() as number;
+    // A storage fault here (it is read on every authenticated request) is a 503, as any read's is.
+    return this.guard(() => this.#dataVersion.get() as number, true);
   }
 
   async init(): Promise<void> {}

@@ -1,3 +1,4 @@
+import type { Clock } from '../lib/clock.js';
 import { deliveryHeaders } from './payload.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
@@ -8,7 +9,7 @@ import type { WebhookResult, WebhookSender } from './sender.js';
  * by the test operation.
  */
 export async function signAndSend(
-  deps: { sender: WebhookSender; secretBox: () => Promise<SecretBox> },
+  deps: { sender: WebhookSender; secretBox: () => Promise<SecretBox>; clock: Clock },
   d: {
     url: string;
     endpointId: string;
@@ -23,7 +24,8 @@ export async function signAndSend(
     const secret = (await deps.secretBox()).open(d.secretSealed, d.endpointId);
     const headers = deliveryHeaders({
       body: d.body,
-      secret,
+      secrets: [secret],
+      timestamp: Math.floor(deps.clock.now().getTime() / 1000),
       event: d.event,
       eventId: d.eventId,
       deliveryId: d.deliveryId,

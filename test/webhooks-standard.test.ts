@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Harness, TestBusiness } from './helpers/harness.js';
+import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
+import type { HttpsReceiver, ReceivedRequest } from './helpers/https-receiver.js';
+import { serviceSignatureOk, verifiedByLibrary } from './helpers/standard-webhooks.js';
+
+/**
+ * Standard Webhooks headers on every delivery, checked with the official `standardwebhooks`
+ * package as a receiver would use it (given `whsec_` + base64 of the secret's 32 bytes), beside
+ * the unchanged X-Service-Signature.
+ */
+
+const START = '2026-11-21T06:30:00.000Z';
+
+let receiver: HttpsReceiver;
+let h: Harness;
+let close: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  ({ h, receiver, close } = await startHarnessWithReceiver({ now: START }));
+});
+afterAll(() => close?.());
+beforeEach(async () => {
+  receiver.requests.length = 0;
+  receiver.respond(() => 200);
+  h.clock.set(START);
+  await h.store.db.updateTable('webhook_deliveries').set({ next_attempt_at: null }).execute();
+  await h.store.db.updateTable('events').set({ dispatched_at: START }).where('dispatched_at', 'is', null).execute();
+});
+
+async function endpointFor(biz: TestBusiness, events: string[]) {
+  const res = await biz.post('/v1/webhooks', { url: receiver.url, events });
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; secret: string };
+}
+
+async function dispatch() {
+  await h.services.webhookDispatcher.fanOut();
+  return h.services.webhookDispatcher.deliverDue();
+}
+
+describe('Standard Webhooks headers', () => {
+  it('signs every delivery so that the standardwebhooks library verifies it, beside X-Service-Signature', async () => {
+    const biz = await h.newBusiness();
+    const endpoint = await endpointFor(biz, ['contact.created']);
+    const created = await biz.post('/v1/contacts', { name: 'Kiran Stores' });
+    expect(created.status).toBe(201);
+    h.clock.advance(90_000);
+    expect(await dispatch()).toBe(1);
+
+    const [req] = receiver.requests as [ReceivedRequest];
+    const event = (await biz.get('/v1/events')).body.data[0];
+    expect(req.headers['webhook-id']).toBe(event.id);
+    expect(req.headers['webhook-timestamp']).toBe(String(Date.parse(START) / 1000 + 90));
+    expect(req.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(verifiedByLibrary(req, endpoint.secret, h.clock.now())).toBe(true);
+    expect(serviceSignatureOk(req, endpoint.secret)).toBe(true);
+    // the library refuses another secret, and a body changed on the way
+    expect(verifiedByLibrary(req, 'ab'.repeat(32), h.clock.now())).toBe(false);
+    expect(
+      verifiedByLibrary({ ...req, body: req.body.replace('Kiran', 'Kiram') }, endpoint.secret, h.clock.now()),
+    ).toBe(false);
+  });
+
+  it('signs a retry with its own sending time, under the same webhook-id', async () => {
+    const biz = await h.newBusiness();
+    const endpoint = await endpointFor(biz, ['contact.created']);
+    await biz.post('/v1/contacts', { name: 'Retry Traders' });
+    receiver.respond(() => 500);
+    await dispatch();
+    h.clock.advance(60_000);
+    receiver.respond(() => 200);
+    expect(await h.services.webhookDispatcher.deliverDue()).toBe(1);
+    const [first, second] = receiver.requests as [ReceivedRequest, ReceivedRequest];
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(Number(second.headers['webhook-timestamp']) - Number(first.headers['webhook-timestamp'])).toBe(60);
+    expect(second.body).toBe(first.body);
+    expect(verifiedByLibrary(second, endpoint.secret, h.clock.now())).toBe(true);
+  });
+
+  it('signs the test send the same way', async () => {
+    const biz = await h.newBusiness();
+    const endpoint = await endpointFor(biz, ['reminder.sent']);
+    const res = await biz.post(`/v1/webhooks/${endpoint.id}/test`);
+    expect(res.status).toBe(200);
+    const [req] = receiver.requests as [ReceivedRequest];
+    expect(req.headers['webhook-id']).toBe(req.headers['x-service-event-id']);
+    expect(verifiedByLibrary(req, endpoint.secret, h.clock.now())).toBe(true);
+    expect(serviceSignatureOk(req, endpoint.secret)).toBe(true);
+  });
+});

@@ -23,6 +23,8 @@ import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageErrorHandler, payPageRoutes } from './paypage/routes.js';
+import { messagingRoutes } from './messaging/routes.js';
+import { Usage as MessagingUsage } from './messaging/schema.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Aging, Summary } from './summary/schema.js';
@@ -104,6 +106,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
+    MessagingUsage,
   ]) {
     app.addSchema(schema);
   }
@@ -132,6 +135,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(claimRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
+      await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
     },
     { prefix: '/v1' },

@@ -164,7 +164,7 @@ const COMMANDS: Record<string, Command> = {
     const auth = new DashboardAuth({
       db: runtime.store.db,
       clock: runtime.clock,
-      channel: runtime.services.channel,
+      channel: runtime.services.messenger,
       rateLimits: runtime.rateLimits,
       publicBaseUrl: runtime.config.publicBaseUrl,
     });

@@ -3,7 +3,12 @@ import { DEFAULT_PRICES, messageCost, parsePriceTable } from './prices.js';
 
 describe('parsePriceTable', () => {
   it("reads India's rates by default, in thousandths of a paisa", () => {
-    expect(parsePriceTable(DEFAULT_PRICES)).toEqual({ utility: 11500, marketing: 86000, authentication: 11500, service: 0 });
+    expect(parsePriceTable(DEFAULT_PRICES)).toEqual({
+      utility: 11500,
+      marketing: 86000,
+      authentication: 11500,
+      service: 0,
+    });
   });
 
   it('overrides only the categories named', () => {

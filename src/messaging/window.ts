@@ -24,7 +24,7 @@ export class ServiceWindow implements MessageShaper {
   async shape(message: ChatMessage, context: MessageContext): Promise<ChatMessage> {
     if (message.kind !== 'template' || context.purpose !== 'reminder') return message;
     const entry = findTemplate(message.template, message.language);
-    if (!entry || entry.category !== 'utility') return message;
+    if (entry?.category !== 'utility') return message;
     if (this.deps.prices.service >= this.deps.prices[entry.category]) return message;
     const phone = await findPhone(this.deps.db, message.to);
     const wrote = phone?.last_inbound_at ? Date.parse(phone.last_inbound_at) : null;

@@ -59,6 +59,11 @@ describe('stepView', () => {
     ['cancelled', null, 'skipped', null],
     ['failed', 'channel_error: down', 'skipped', 'channel_error: down'],
   ])('shows a stored %s (%s) as %s (%s)', (status, reason, shown, shownReason) => {
-    expect(stepView({ ...base, status, reason })).toEqual({ ...base, status: shown, reason: shownReason, delivery: null });
+    expect(stepView({ ...base, status, reason })).toEqual({
+      ...base,
+      status: shown,
+      reason: shownReason,
+      delivery: null,
+    });
   });
 });

@@ -1,10 +1,10 @@
 import type { Executor } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
+import type { ReplyTarget } from '../messaging/routing.js';
 import { recordEvent } from '../outbox/events.js';
 import { transactionEventData } from '../transactions/presenter.js';
 import { lockTransaction, updateTransaction } from '../transactions/repository.js';
-import type { ReplyTarget } from '../messaging/routing.js';
 import { parsePromiseDate } from './promise-date.js';
 
 /**

@@ -6,6 +6,8 @@ import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { addDays, instantAt, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
+import { type SendPace, unpaced } from '../messaging/pace.js';
+import { isUnreachable } from '../messaging/repository.js';
 import { recordEvent } from '../outbox/events.js';
 import { AUTOMATIC_HOUR } from '../reminder-schedule/schedule.js';
 import { findTransaction, type TransactionView } from '../transactions/repository.js';
@@ -17,8 +19,6 @@ import {
   nextAllowedAt,
   type ReminderGate,
 } from './protections.js';
-import { type SendPace, unpaced } from '../messaging/pace.js';
-import { isUnreachable } from '../messaging/repository.js';
 import * as repo from './repository.js';
 import type { RemindInput } from './schema.js';
 import { chooseTemplate, type ReminderTemplate, reminderMessage } from './templates.js';
@@ -187,7 +187,9 @@ export class ReminderService {
       await Promise.all(Array.from({ length: Math.min(SENDS_IN_FLIGHT, ids.length) }, sender));
     } finally {
       // Tokens taken for steps that did not go out (none due, held back, paid meanwhile) go back.
-      await pace.refund(granted - outcomes.filter((o) => o === 'sent' || o === 'channel_error' || o === 'failed').length);
+      await pace.refund(
+        granted - outcomes.filter((o) => o === 'sent' || o === 'channel_error' || o === 'failed').length,
+      );
     }
     // Fewer steps than tokens: nothing is waiting on the pace.
     return { outcomes, waitMs: ids.length < granted ? 0 : waitMs };
@@ -283,13 +285,16 @@ export class ReminderService {
    */
   private async sendAndRecord(ready: ReadyToSend, how: { manual: boolean }): Promise<void> {
     const { db, clock, channel, publicBaseUrl } = this.deps;
-    const { messageId } = await channel.send(reminderMessage(ready.business, ready.due, ready.template, publicBaseUrl), {
-      purpose: 'reminder',
-      businessId: ready.business.id,
-      contactId: ready.due.contact_id,
-      reminderId: ready.reminderId,
-      paced: !how.manual,
-    });
+    const { messageId } = await channel.send(
+      reminderMessage(ready.business, ready.due, ready.template, publicBaseUrl),
+      {
+        purpose: 'reminder',
+        businessId: ready.business.id,
+        contactId: ready.due.contact_id,
+        reminderId: ready.reminderId,
+        paced: !how.manual,
+      },
+    );
     const sentAt = clock.now();
     await db.transaction().execute(async (trx) => {
       const updated = await repo.updateLeasedReminder(trx, ready.reminderId, ready.leaseId, {

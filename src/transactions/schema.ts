@@ -89,7 +89,8 @@ export const ReminderStep = Type.Object(
     delivery: Nullable(
       Type.String({
         enum: ['sent', 'delivered', 'read', 'failed'],
-        description: "the message's delivery as WhatsApp reported it; null until the first status, or when nothing went out",
+        description:
+          "the message's delivery as WhatsApp reported it; null until the first status, or when nothing went out",
       }),
     ),
   },

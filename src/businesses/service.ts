@@ -202,6 +202,26 @@ export class BusinessService {
   }
 
   /**
+   * A key asked for on the dashboard (PRODUCT part 26): it counts towards the MAX_ACTIVE_KEYS
+   * active keys, checked under the business's row lock so that concurrent requests cannot pass it
+   * together; the sixth is refused (409) until one is revoked.
+   */
+  async issueDashboardKey(businessId: string): Promise<string> {
+    const apiKey = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockBusiness(trx, businessId))) throw errors.notFound('business');
+      const active = (await repo.listKeys(trx, businessId)).filter((k) => k.revoked_at === null);
+      if (active.length >= MAX_ACTIVE_KEYS) {
+        throw errors.conflict(`at most ${MAX_ACTIVE_KEYS} API keys can be active; revoke one to issue another`);
+      }
+      const key = newApiKey();
+      await this.storeKey(trx, businessId, key, 'dashboard');
+      return key;
+    });
+    this.#ownWrites++;
+    return apiKey;
+  }
+
+  /**
    * A key asked for over chat (PRODUCT part 16): at most MAX_ACTIVE_KEYS unrevoked keys, so a 6th
    * revokes the oldest chat-issued key (the caller says so); when every active key came from
    * elsewhere, none is issued. One database transaction.

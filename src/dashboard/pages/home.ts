@@ -56,7 +56,7 @@ ${stat(t('home.outstanding'), v.money(outstandingOfTotals(d.totals)))}
 ${stat(t('home.overdue'), v.money(d.totals.overdue.paise))}
 ${stat(t('home.pending'), v.money(d.totals.pending.paise))}
 ${stat(t('home.paid_this_month'), v.money(d.totals.paidThisMonthPaise))}
-${stat(t('home.reminders_cost'), v.money(d.reminders.costPaise))}
+${stat(t('home.reminders_cost'), v.money(Math.round(d.reminders.costPaise)))}
 ${stat(t('home.collected_after_reminders'), v.money(d.reminders.collectedPaise))}
 ${stat(t('home.contacts'), String(d.totals.contactCount))}
 </div>

@@ -8,8 +8,8 @@ import { normalisePhone } from '../lib/phone.js';
 import { TurnBatch } from '../lib/turn-batch.js';
 import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import { type KeyListing, KeyUseTracker, MAX_ACTIVE_KEYS } from './keys.js';
+import { API_PLAN, PLANS, type Plan } from './plans.js';
 import * as repo from './repository.js';
-import { API_PLAN, PLANS, type Plan } from './schema.js';
 
 export interface CreateBusinessInput {
   name: string;

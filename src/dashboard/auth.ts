@@ -134,20 +134,7 @@ export class DashboardAuth {
 
   /** The admin CLI's one-time link (`login-link --business ID`). */
   async createLink(businessId: string): Promise<string> {
-    if (!(await findBusiness(this.deps.db, businessId))) throw errors.notFound('business');
-    const token = randomToken(24);
-    const now = this.deps.clock.now();
-    await repo.insertLogin(this.deps.db, {
-      id: uuidv7(now.getTime()),
-      business_id: businessId,
-      kind: 'link',
-      phone: null,
-      secret_hash: sha256Hex(token),
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
-      used_at: null,
-    });
-    return `${this.deps.publicBaseUrl.replace(/\/$/, '')}/dashboard/login/${token}`;
+    return createLoginLink(this.deps, businessId);
   }
 
   async useLink(token: string): Promise<SignInOutcome> {
@@ -187,4 +174,28 @@ export class DashboardAuth {
     });
     return token;
   }
+}
+
+/**
+ * A one-time sign-in link (15 minutes, one use); needs only the store, so that the admin CLI
+ * makes one without the rest of the sign-in machinery.
+ */
+export async function createLoginLink(
+  deps: { db: Db; clock: Clock; publicBaseUrl: string },
+  businessId: string,
+): Promise<string> {
+  if (!(await findBusiness(deps.db, businessId))) throw errors.notFound('business');
+  const token = randomToken(24);
+  const now = deps.clock.now();
+  await repo.insertLogin(deps.db, {
+    id: uuidv7(now.getTime()),
+    business_id: businessId,
+    kind: 'link',
+    phone: null,
+    secret_hash: sha256Hex(token),
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
+    used_at: null,
+  });
+  return `${deps.publicBaseUrl.replace(/\/$/, '')}/dashboard/login/${token}`;
 }

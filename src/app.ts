@@ -22,6 +22,8 @@ import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './lib/json-text.js';
+import { messagingRoutes } from './messaging/routes.js';
+import { Usage as MessagingUsage } from './messaging/schema.js';
 import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
@@ -112,6 +114,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
+    MessagingUsage,
   ]) {
     app.addSchema(schema);
   }
@@ -140,6 +143,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(claimRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
+      await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
     },

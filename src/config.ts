@@ -142,13 +142,23 @@ function optional(env: Env, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+/**
+ * The host part of the default PUBLIC_BASE_URL: `localhost` for a loopback or every-interface
+ * listener (the address a browser on this machine opens), the address itself otherwise.
+ */
+export function urlHost(host: string): string {
+  if (['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', ''].includes(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const chatChannel = env.CHAT_CHANNEL || 'log';
   if (chatChannel !== 'log' && chatChannel !== 'whatsapp') {
     throw new ConfigError(`CHAT_CHANNEL must be "log" or "whatsapp", got "${chatChannel}"`);
   }
-  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+  const host = env.HOST || '127.0.0.1';
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${urlHost(host)}:${port}`).replace(
     /\/+$/,
     '',
   );
@@ -191,7 +201,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   const config: Config = {
     port,
-    host: env.HOST || '127.0.0.1',
+    host,
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),

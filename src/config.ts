@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_PRICES, type PriceTable, parsePriceTable } from './messaging/prices.js';
 
 /**
  * The one configuration object, validated once at start-up (PRODUCT part 1) and passed in.
@@ -32,6 +33,12 @@ export interface Config {
     readonly token: string | undefined;
     readonly appSecret: string | undefined;
     readonly verifyToken: string | undefined;
+    /** WHATSAPP_BUSINESS_ACCOUNT_ID: the WhatsApp Business Account whose templates `templates sync` manages */
+    readonly businessAccountId: string | undefined;
+    /** WHATSAPP_MESSAGES_PER_SECOND: the number's pace, shared by every business and process */
+    readonly messagesPerSecond: number;
+    /** WHATSAPP_PRICES: cost per message by pricing category, in thousandths of a paisa */
+    readonly prices: PriceTable;
   };
   /** PAYMENTS_GATEWAY (PRODUCT part 11): none, or razorpay with its keys (never logged). */
   readonly paymentsGateway: 'none' | 'razorpay';
@@ -142,6 +149,12 @@ function trustProxy(env: Env): false | number | string[] {
   return list;
 }
 
+function prices(env: Env): PriceTable {
+  const table = parsePriceTable(optional(env, 'WHATSAPP_PRICES') ?? DEFAULT_PRICES);
+  if (typeof table === 'string') throw new ConfigError(`WHATSAPP_PRICES: ${table}`);
+  return table;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
@@ -182,6 +195,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     token: optional(env, 'WHATSAPP_TOKEN'),
     appSecret: optional(env, 'WHATSAPP_APP_SECRET'),
     verifyToken: optional(env, 'WHATSAPP_VERIFY_TOKEN'),
+    businessAccountId: optional(env, 'WHATSAPP_BUSINESS_ACCOUNT_ID'),
+    messagesPerSecond: int(env, 'WHATSAPP_MESSAGES_PER_SECOND', 80, 1, 1000),
+    prices: prices(env),
   };
   if (chatChannel === 'whatsapp') {
     // Without the app secret, inbound webhooks could not be verified: refuse rather than trust them.

@@ -21,6 +21,8 @@ import { legacyErrorHandler } from './legacy/errors.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
+import { messagingRoutes } from './messaging/routes.js';
+import { Usage as MessagingUsage } from './messaging/schema.js';
 import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
@@ -107,6 +109,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
+    MessagingUsage,
   ]) {
     app.addSchema(schema);
   }
@@ -137,6 +140,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(claimRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
+      await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
     },

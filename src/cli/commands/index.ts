@@ -33,6 +33,18 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: 'export --business ID [--status pending|overdue|outstanding|paid] > F',
     load: () => import('./export.js'),
   },
+  verify: {
+    usage: 'verify [--business ID]            integrity, and every kept figure recomputed from the rows',
+    load: () => import('./verify.js'),
+  },
+  backup: {
+    usage: 'backup --out FILE                 SQLite: a consistent copy while the server runs',
+    load: () => import('./backup.js'),
+  },
+  restore: {
+    usage: 'restore --from FILE               SQLite: put a backup in place (server stopped)',
+    load: () => import('./restore.js'),
+  },
   'login-link': {
     usage: 'login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)',
     load: () => import('./login-link.js'),

@@ -160,6 +160,15 @@ function optional(env: Env, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+/**
+ * The host part of the default PUBLIC_BASE_URL: `localhost` for a loopback or every-interface
+ * listener (the address a browser on this machine opens), the address itself otherwise.
+ */
+export function urlHost(host: string): string {
+  if (['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', ''].includes(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** BACKUP_DIR, BACKUP_EVERY_HOURS, BACKUP_KEEP: all or nothing, and SQLite's only (pg_dump backs up PostgreSQL). */
 function backups(env: Env, dataDir: string, postgres: boolean): Config['backups'] {
   const dir = optional(env, 'BACKUP_DIR');
@@ -185,7 +194,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (chatChannel !== 'log' && chatChannel !== 'whatsapp') {
     throw new ConfigError(`CHAT_CHANNEL must be "log" or "whatsapp", got "${chatChannel}"`);
   }
-  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+  const host = env.HOST || '127.0.0.1';
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${urlHost(host)}:${port}`).replace(
     /\/+$/,
     '',
   );
@@ -233,7 +243,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const config: Config = {
     port,
-    host: env.HOST || '127.0.0.1',
+    host,
     dataDir,
     databaseUrl,
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),

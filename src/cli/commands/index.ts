@@ -49,4 +49,13 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: 'login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)',
     load: () => import('./login-link.js'),
   },
+  chat: {
+    usage: 'chat --business ID "add Ravi 500"  the text as the owner\'s chat message; prints the reply',
+    takesText: true,
+    load: () => import('./chat.js'),
+  },
+  messages: {
+    usage: 'messages --business ID [--limit 20]  the last messages CHAT_CHANNEL=log recorded for the business',
+    load: () => import('./messages.js'),
+  },
 };

@@ -42,16 +42,16 @@ describe('the shared pace', () => {
     // Two processes' paces: nothing in common but the store.
     const one = new StorePace({ db: h.store.db, clock: h.clock, perSecond: 80 });
     const two = new StorePace({ db: h.store.db, clock: h.clock, perSecond: 80 });
-    // The bucket holds a tenth of the rate and refills at the rest: 8 now, 72 a second.
+    // The bucket holds a fifth of the rate and refills at the rest: 16 now, 64 a second.
     const [a, b] = await Promise.all([one.take(60), two.take(60)]);
-    expect(a.granted + b.granted).toBe(8);
-    expect(await one.take(1)).toEqual({ granted: 0, waitMs: 14 });
+    expect(a.granted + b.granted).toBe(16);
+    expect(await one.take(1)).toEqual({ granted: 0, waitMs: 16 });
     h.clock.advance(50);
     expect((await two.take(100)).granted).toBe(3);
     // A send that does not wait is charged even from an empty bucket; the debt is waited out.
     await one.charge(4);
     h.clock.advance(100);
-    expect(await two.take(10)).toEqual({ granted: 3, waitMs: 3 });
+    expect(await two.take(10)).toEqual({ granted: 2, waitMs: 7 });
     await one.refund(3);
     expect((await two.take(10)).granted).toBe(3);
     // However long it was idle, no one-second window gets more than the rate.

@@ -5,8 +5,9 @@ import { lockBucket, saveBucket } from './pace-repository.js';
 /**
  * The number's sending pace (WHATSAPP_MESSAGES_PER_SECOND), shared by every business and every
  * process: a token bucket kept in the store. A bucket of capacity C refilled at R lets C + R through
- * in a second, so it holds a tenth of the rate (at least one) and refills at the rest: no one-second
- * window ever sees more than the rate (WhatsApp refuses the excess with 130429). The reminder scheduler takes tokens before it claims steps, so a step that finds none
+ * in a second, so it holds a fifth of the rate (at least one) and refills at the rest: no one-second
+ * window ever sees more than the rate (WhatsApp refuses the excess with 130429). A fifth, so that a
+ * sender whose runs are a quarter of a second apart (a busy machine) loses none of the refill. The reminder scheduler takes tokens before it claims steps, so a step that finds none
  * stays scheduled and goes out at the next run, late by the wait, never skipped and never bunched
  * past the rate. Sends that a person is waiting for (a chat reply, a sign-in code, a reminder sent
  * from the API) are charged without waiting; the bucket may go below zero, and the scheduler then
@@ -36,7 +37,7 @@ export class StorePace implements SendPace {
 
   /** The most tokens the bucket holds. */
   get #capacity(): number {
-    return Math.max(1, Math.floor(this.deps.perSecond / 10));
+    return Math.max(1, Math.floor(this.deps.perSecond / 5));
   }
 
   /** Tokens added per second. */

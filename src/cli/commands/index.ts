@@ -33,6 +33,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: 'export --business ID [--status pending|overdue|outstanding|paid] > F',
     load: () => import('./export.js'),
   },
+  'templates sync': {
+    usage:
+      'templates sync [--dry-run]       create the WhatsApp templates the account lacks (docs/whatsapp-templates.json)',
+    load: () => import('./templates-sync.js'),
+  },
   'login-link': {
     usage: 'login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)',
     load: () => import('./login-link.js'),

@@ -9,6 +9,7 @@ import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { eventRoutes, eventSchemas } from './events/routes.js';
+import { homeRoutes } from './home/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -114,6 +115,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   }
   await registerOpenApi(app, config.publicBaseUrl);
   await app.register(opsRoutes);
+  // Where everything is (docs, dashboard, health), for a person who opens the server's address.
+  await app.register(homeRoutes);
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
   await app.register(whatsappWebhookRoutes);

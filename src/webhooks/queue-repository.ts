@@ -171,3 +171,16 @@ export async function oldestWaiting(db: Executor, now: string): Promise<string |
   const times = [event?.at, delivery?.at].filter((t): t is string => typeof t === 'string');
   return times.length === 0 ? null : (times.sort()[0] as string);
 }
+
+/**
+ * Queues again the endpoint's existing deliveries of these events (a replay): pending, due now,
+ * and `requeue` set so that one in flight right now queues another attempt after it records.
+ */
+export async function requeueEventsOf(db: Executor, endpointId: string, eventIds: string[], at: string) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: at, requeue: 1, updated_at: at })
+    .where('endpoint_id', '=', endpointId)
+    .where('event_id', 'in', eventIds)
+    .execute();
+}

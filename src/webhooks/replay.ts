@@ -1,8 +1,9 @@
-import type { Executor } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import * as eventsRepo from '../events/repository.js';
 import { uuidv7 } from '../lib/ids.js';
 import { signalOutbox } from '../outbox/signal.js';
 import type { DeliveryRow } from './delivery-repository.js';
+import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody } from './payload.js';
 import * as queueRepo from './queue-repository.js';
 
@@ -12,20 +13,27 @@ export const MAX_REPLAY = 10_000;
 const CHUNK = 500;
 
 /**
- * Queues the endpoint's events of a window again, oldest first, up to MAX_REPLAY, in the
- * caller's transaction: an event the endpoint already has a delivery for gets that delivery
- * queued again (as redeliver does: one more attempt, even if one is in flight now); any other
- * gets a new delivery. Durable like any delivery: the dispatcher sends them at least once.
+ * Queues the endpoint's events of a window again, oldest first, up to MAX_REPLAY: an event the
+ * endpoint already has a delivery for gets that delivery queued again (as redeliver does: one
+ * more attempt, even if one is in flight now); any other gets a new delivery. Durable like any
+ * delivery: the dispatcher sends them at least once.
+ *
+ * Several short transactions, not one, each starting with the endpoint's row (before the
+ * dispatcher can hold it and wait for this replay): the new deliveries are committed first, then
+ * the existing ones are requeued a chunk at a time. A replay holding its new rows while waiting
+ * for rows the dispatcher holds (and the dispatcher's fan-out waiting for those new rows) would
+ * deadlock on PostgreSQL. A replay cut short has queued part of the window, nothing worse, and
+ * its caller, answered an error, asks again.
  */
-export async function replayIn(
-  trx: Executor,
+export async function replay(
+  db: Db,
   endpoint: { id: string; business_id: string },
   window: { since: string; until?: string | undefined; types: readonly string[] },
   at: string,
 ): Promise<{ queued: number; truncated: boolean }> {
   if (window.types.length === 0) return { queued: 0, truncated: false };
   const events = await eventsRepo.listEvents(
-    trx,
+    db,
     endpoint.business_id,
     { types: window.types, since: window.since, until: window.until },
     MAX_REPLAY + 1,
@@ -52,14 +60,20 @@ export async function replayIn(
     created_at: at,
     updated_at: at,
   }));
-  await queueRepo.insertDeliveries(trx, rows);
-  // Then every delivery of these events is queued again, those that existed already included. In
-  // this order: on PostgreSQL a delivery a concurrent fan-out is creating right now is waited for
-  // by the insert (its conflict) and then seen by these updates (each statement reads afresh).
+  await db.transaction().execute(async (trx) => {
+    await endpointsRepo.lockEndpointForQueueing(trx, endpoint.id);
+    await queueRepo.insertDeliveries(trx, rows);
+    await signalOutbox(trx);
+  });
+  // Then every delivery of these events is queued again, those that existed already included: a
+  // delivery a concurrent fan-out was creating is committed by now (the insert waited for it).
   for (let i = 0; i < chosen.length; i += CHUNK) {
     const ids = chosen.slice(i, i + CHUNK).map((e) => e.id);
-    await queueRepo.requeueEventsOf(trx, endpoint.id, ids, at);
+    await db.transaction().execute(async (trx) => {
+      await endpointsRepo.lockEndpointForQueueing(trx, endpoint.id);
+      await queueRepo.requeueEventsOf(trx, endpoint.id, ids, at);
+      await signalOutbox(trx);
+    });
   }
-  await signalOutbox(trx);
   return { queued: chosen.length, truncated };
 }

@@ -10,7 +10,7 @@ import { signalOutbox } from '../outbox/signal.js';
 import * as deliveriesRepo from './delivery-repository.js';
 import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, sampleData } from './payload.js';
-import { replayIn } from './replay.js';
+import { replay } from './replay.js';
 import { forgetDatabaseKey, type SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
 import { signAndSend } from './sign-and-send.js';
@@ -262,15 +262,12 @@ export class WebhookService {
     if (until !== undefined && Date.parse(until) <= Date.parse(input.since)) {
       throw errors.invalid('until', 'until must be after since');
     }
-    return this.deps.db.transaction().execute(async (trx) => {
-      const row = await endpointsRepo.findEndpoint(trx, business.id, id);
-      if (!row) throw errors.notFound('webhook endpoint');
-      if (row.active !== 1)
-        throw errors.conflict('the endpoint is disabled; turn it back on (PATCH active: true) first');
-      const subscribed = view(row).events;
-      const types = input.types === undefined ? subscribed : subscribed.filter((t) => input.types?.includes(t));
-      return replayIn(trx, row, { since, until, types }, now.toISOString());
-    });
+    const row = await endpointsRepo.findEndpoint(this.deps.db, business.id, id);
+    if (!row) throw errors.notFound('webhook endpoint');
+    if (row.active !== 1) throw errors.conflict('the endpoint is disabled; turn it back on (PATCH active: true) first');
+    const subscribed = view(row).events;
+    const types = input.types === undefined ? subscribed : subscribed.filter((t) => input.types?.includes(t));
+    return replay(this.deps.db, row, { since, until, types }, now.toISOString());
   }
 
   async #endpoint(business: BusinessRow, id: string): Promise<EndpointView> {

@@ -9,6 +9,7 @@ import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { eventRoutes, eventSchemas } from './events/routes.js';
+import { homeRoutes } from './home/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -20,6 +21,8 @@ import { legacyErrorHandler } from './legacy/errors.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
+import { messagingRoutes } from './messaging/routes.js';
+import { Usage as MessagingUsage } from './messaging/schema.js';
 import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
@@ -106,11 +109,14 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
+    MessagingUsage,
   ]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, config.publicBaseUrl);
   await app.register(opsRoutes);
+  // Where everything is (docs, dashboard, health), for a person who opens the server's address.
+  await app.register(homeRoutes);
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
   await app.register(whatsappWebhookRoutes);
@@ -134,6 +140,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(claimRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
+      await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
     },

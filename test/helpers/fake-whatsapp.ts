@@ -7,6 +7,8 @@ export interface GraphRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** the wamid the fake answered with, once it answered */
+  messageId?: string;
 }
 
 /**
@@ -47,7 +49,8 @@ export class FakeGraphApi {
       } catch {
         body = text;
       }
-      this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const recorded: GraphRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      this.requests.push(recorded);
       const answer = () => {
         if (this.mode === 'hang') {
           this.#hanging.push(res);
@@ -59,6 +62,7 @@ export class FakeGraphApi {
           return;
         }
         this.#counter += 1;
+        recorded.messageId = `wamid.fake${this.#counter}`;
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({

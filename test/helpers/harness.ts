@@ -128,9 +128,11 @@ export async function startHarness(
     reads?: { readThreads?: number; readsPerBusiness?: number; readHold?: ReadHold };
     /** the payments gateway port (default: the adapter PAYMENTS_GATEWAY in env names) */
     gateway?: PaymentsGateway;
+    /** a store the test opened and prepared itself (e.g. migrated from an old schema); closed with the harness */
+    store?: { store: Store; dataDir: string; databaseUrl: string | undefined };
   } = {},
 ): Promise<Harness> {
-  const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite, options.reads);
+  const { store, dataDir, databaseUrl } = options.store ?? (await openTestStore(options.sqlite, options.reads));
   const clock = new ManualClock(options.now ?? new Date());
   const config = loadConfig(
     {

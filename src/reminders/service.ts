@@ -4,7 +4,7 @@ import { ChannelError, type ChatChannel } from '../channels/channel.js';
 import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { addDays, instantAt, localDate } from '../lib/dates.js';
+import { dateAfter, instantAt, LAST_DATE, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
 import { type SendPace, unpaced } from '../messaging/pace.js';
 import { isUnreachable } from '../messaging/repository.js';
@@ -366,7 +366,8 @@ function heldUntil(
   const reason = holdReason(gate, now);
   if (reason !== null && CANCELLING_REASONS.has(reason)) return { reason, until: null };
   if (due.promise_date !== null && localDate(business.timezone, now) <= due.promise_date) {
-    return { reason: 'promised', until: instantAt(business.timezone, addDays(due.promise_date, 1), AUTOMATIC_HOUR) };
+    const dayAfter = dateAfter(due.promise_date, 1) ?? LAST_DATE;
+    return { reason: 'promised', until: instantAt(business.timezone, dayAfter, AUTOMATIC_HOUR) };
   }
   if (reason !== null) return { reason, until: nextAllowedAt(reason, gate, now) };
   return null;

@@ -63,4 +63,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: 'messages --business ID [--limit 20]  the last messages CHAT_CHANNEL=log recorded for the business',
     load: () => import('./messages.js'),
   },
+  demo: {
+    usage: 'demo                              a demo business full of data, its API key and a sign-in link',
+    load: () => import('./demo.js'),
+  },
 };

@@ -140,11 +140,7 @@ function claimForm(v: View, dueId: string, claimId: string, decision: string, la
 }
 
 /** A reminder step's template, status or reason in the business's language (raw words if new). */
-function inWords(
-  t: Translate,
-  group: 'step' | 'step_status' | 'step_reason' | 'step_delivery',
-  value: string,
-): string {
+function inWords(t: Translate, group: 'step' | 'step_status' | 'step_reason' | 'step_delivery', value: string): string {
   const key = `${group}.${value}`;
   return isMessageKey(key) ? t(key) : value.replace(/^reminder_/, '').replace(/_/g, ' ');
 }

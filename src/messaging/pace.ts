@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { lockBucket, saveBucket } from './pace-repository.js';
 
@@ -14,12 +14,12 @@ import { lockBucket, saveBucket } from './pace-repository.js';
  * waits that debt out.
  */
 export interface SendPace {
-  /** Up to `wanted` tokens now; when fewer, how long until the next one. */
-  take(wanted: number): Promise<{ granted: number; waitMs: number }>;
+  /** Up to `wanted` tokens now; when fewer, how long until the next one. In `trx` when given. */
+  take(wanted: number, trx?: Executor): Promise<{ granted: number; waitMs: number }>;
   /** Counts sends that do not wait. */
   charge(count: number): Promise<void>;
   /** Gives back tokens taken for steps that were not sent after all (held back, paid meanwhile). */
-  refund(count: number): Promise<void>;
+  refund(count: number, trx?: Executor): Promise<void>;
 }
 
 /** No pace (CHAT_CHANNEL=log: nothing leaves the process). */
@@ -45,8 +45,8 @@ export class StorePace implements SendPace {
     return Math.max(1, this.deps.perSecond - this.#capacity);
   }
 
-  take(wanted: number) {
-    return this.#adjust((tokens) => {
+  take(wanted: number, trx?: Executor) {
+    return this.#adjust(trx, (tokens) => {
       const granted = Math.max(0, Math.min(wanted, Math.floor(tokens)));
       const left = tokens - granted;
       const waitMs = granted < wanted ? Math.ceil(((1 - left) * 1000) / this.#refill) : 0;
@@ -55,18 +55,18 @@ export class StorePace implements SendPace {
   }
 
   charge(count: number) {
-    return this.#adjust((tokens) => ({ tokens: tokens - count, result: undefined }));
+    return this.#adjust(undefined, (tokens) => ({ tokens: tokens - count, result: undefined }));
   }
 
-  refund(count: number) {
+  refund(count: number, trx?: Executor) {
     if (count <= 0) return Promise.resolve();
-    return this.#adjust((tokens) => ({ tokens: tokens + count, result: undefined }));
+    return this.#adjust(trx, (tokens) => ({ tokens: tokens + count, result: undefined }));
   }
 
-  #adjust<T>(change: (tokens: number) => { tokens: number; result: T }): Promise<T> {
+  #adjust<T>(within: Executor | undefined, change: (tokens: number) => { tokens: number; result: T }): Promise<T> {
     const { db, clock } = this.deps;
     const capacity = this.#capacity;
-    return db.transaction().execute(async (trx) => {
+    const adjust = async (trx: Executor) => {
       const now = clock.now();
       const row = await lockBucket(trx, this.#name, capacity, now.toISOString());
       const last = Date.parse(row.updated_at);
@@ -77,6 +77,7 @@ export class StorePace implements SendPace {
       const at = new Date(Math.max(now.getTime(), last)).toISOString();
       await saveBucket(trx, this.#name, Math.min(capacity, tokens), at);
       return result;
-    });
+    };
+    return within ? adjust(within) : db.transaction().execute(adjust);
   }
 }

@@ -5,8 +5,8 @@ import { lockBucket, saveBucket } from './pace-repository.js';
 /**
  * The number's sending pace (WHATSAPP_MESSAGES_PER_SECOND), shared by every business and every
  * process: a token bucket kept in the store. A bucket of capacity C refilled at R lets C + R through
- * in a second, so it holds a fifth of the rate (at least one) and refills at the rest: no one-second
- * window ever sees more than the rate (WhatsApp refuses the excess with 130429). A fifth, so that a
+ * in a second, so it holds a fifth of the rate (at least one) and refills at the rest (less a margin):
+ * no one-second window ever sees more than the rate (WhatsApp refuses the excess with 130429). A fifth, so that a
  * sender whose runs are a quarter of a second apart (a busy machine) loses none of the refill. The reminder scheduler takes tokens before it claims steps, so a step that finds none
  * stays scheduled and goes out at the next run, late by the wait, never skipped and never bunched
  * past the rate. Sends that a person is waiting for (a chat reply, a sign-in code, a reminder sent
@@ -40,9 +40,12 @@ export class StorePace implements SendPace {
     return Math.max(1, Math.floor(this.deps.perSecond / 5));
   }
 
-  /** Tokens added per second. */
+  /**
+   * Tokens added per second: the rest of the rate, less 5%, because messages granted in one second
+   * may reach WhatsApp a little closer together than they were granted.
+   */
   get #refill(): number {
-    return Math.max(1, this.deps.perSecond - this.#capacity);
+    return Math.max(1, Math.floor(this.deps.perSecond * 0.95) - this.#capacity);
   }
 
   take(wanted: number, trx?: Executor) {

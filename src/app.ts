@@ -8,6 +8,7 @@ import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { errors } from './errors.js';
 import { eventRoutes, eventSchemas } from './events/routes.js';
 import { homeRoutes } from './home/routes.js';
 import { authenticationHook } from './http/auth.js';
@@ -21,6 +22,7 @@ import { legacyErrorHandler } from './legacy/errors.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './lib/json-text.js';
 import { messagingRoutes } from './messaging/routes.js';
 import { Usage as MessagingUsage } from './messaging/schema.js';
 import { opsRoutes } from './ops/routes.js';
@@ -80,6 +82,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    // Refused before it is parsed: nothing downstream walks a value of unbounded depth.
+    if (jsonTooDeep(body as string)) {
+      return done(errors.badRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
     return jsonParser(request, body as string, done);
   });
 

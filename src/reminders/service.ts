@@ -4,7 +4,7 @@ import { ChannelError, type ChatChannel } from '../channels/channel.js';
 import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { addDays, instantAt, localDate } from '../lib/dates.js';
+import { dateAfter, instantAt, LAST_DATE, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
 import { type SendPace, unpaced } from '../messaging/pace.js';
 import { isUnreachable } from '../messaging/repository.js';
@@ -37,7 +37,7 @@ type AutomaticHold = HoldReason | 'promised';
 /** A sender holds its reminder this long; after that a crashed sender's reminder is taken over. */
 export const LEASE_MS = 5 * 60_000;
 /** How many automatic reminders one worker sends at once. */
-const SENDS_IN_FLIGHT = 4;
+const SENDS_IN_FLIGHT = 8;
 /** Channel failures of an automatic reminder are retried after these delays, then it fails. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000];
 
@@ -366,7 +366,8 @@ function heldUntil(
   const reason = holdReason(gate, now);
   if (reason !== null && CANCELLING_REASONS.has(reason)) return { reason, until: null };
   if (due.promise_date !== null && localDate(business.timezone, now) <= due.promise_date) {
-    return { reason: 'promised', until: instantAt(business.timezone, addDays(due.promise_date, 1), AUTOMATIC_HOUR) };
+    const dayAfter = dateAfter(due.promise_date, 1) ?? LAST_DATE;
+    return { reason: 'promised', until: instantAt(business.timezone, dayAfter, AUTOMATIC_HOUR) };
   }
   if (reason !== null) return { reason, until: nextAllowedAt(reason, gate, now) };
   return null;

@@ -56,7 +56,13 @@ export async function whatsappWebhookRoutes(app: App) {
         description:
           'Answers hub.challenge as text/plain when hub.mode is subscribe and hub.verify_token equals WHATSAPP_VERIFY_TOKEN; 403 otherwise.',
         querystring: VerifyQuery,
-        response: { 200: Type.String(), ...errorResponses(403) },
+        response: {
+          200: {
+            description: 'hub.challenge, echoed',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {

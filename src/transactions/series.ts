@@ -1,5 +1,6 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor } from '../db/schema.js';
+import { useCreditIn } from './account.js';
 import { nextDueDate, nextWithin, parseRecurrence } from './domain.js';
 import { insertDue } from './new-due.js';
 import * as repo from './repository.js';
@@ -48,6 +49,7 @@ export async function extendSeries(
       },
       now,
     );
+    await useCreditIn(trx, business, [due], now);
     created++;
     currentId = due.id;
   }

@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { type SequenceStepView, sequenceFromJson } from '../reminder-schedule/steps.js';
 import * as aggregates from '../totals/aggregates.js';
+import { useCreditIn } from './account.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import {
@@ -221,6 +222,11 @@ export class TransactionService {
     return this.writePrepared(t, business, this.prepareMany(business, items));
   }
 
+  /** Settles new dues from their contacts' credit (a bulk import's, after its deferred totals). */
+  async useCredit(t: Executor, business: BusinessRow, written: readonly { id: string; contact_id: string }[]) {
+    await useCreditIn(t, business, written, this.deps.clock.now());
+  }
+
   /** Totals for writePrepared to add to, over several calls (new-due.ts DeferredTotals). */
   deferTotals(): DeferredTotals {
     return new DeferredTotals();
@@ -248,7 +254,13 @@ export class TransactionService {
     prepared: PreparedDues,
     totals?: DeferredTotals,
   ): Promise<repo.TransactionView[]> {
-    const rows = await writeDues(t, business, prepared, totals);
+    let rows = await writeDues(t, business, prepared, totals);
+    // A contact holding credit never has an open balance: its new dues are settled from it at
+    // once (a bulk import, whose totals are written last, does it after them: useCredit).
+    if (!totals) {
+      const settled = await useCreditIn(t, business, rows, prepared.now);
+      if (settled.size > 0) rows = rows.map((r) => settled.get(r.id) ?? r);
+    }
     // A first due whose date has arrived (or passed) catches its series up at once.
     for (const row of rows) {
       if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), prepared.now);

@@ -21,6 +21,7 @@ import * as shardedTotals from './2026-11-25T01-00_sharded-totals.js';
 import * as contactScores from './2026-11-25T02-00_contact-scores.js';
 import * as stalePaymentLinks from './2026-11-25T05-00_stale-payment-links.js';
 import * as leanCreateChecks from './2026-11-25T12-00_lean-create-checks.js';
+import * as khata from './2026-11-27T02-00_khata.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T02-00_contact-scores': contactScores,
   '2026-11-25T05-00_stale-payment-links': stalePaymentLinks,
   '2026-11-25T12-00_lean-create-checks': leanCreateChecks,
+  '2026-11-27T02-00_khata': khata,
 };

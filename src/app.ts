@@ -9,6 +9,7 @@ import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { eventRoutes, eventSchemas } from './events/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...contactSchemas,
     ...transactionSchemas,
     ...webhookSchemas,
+    ...eventSchemas,
     ...claimSchemas,
     ...receiptSchemas,
     ...adjustmentSchemas,
@@ -139,6 +141,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
       await v1.register(webhookRoutes);
+      await v1.register(eventRoutes);
     },
     { prefix: '/v1' },
   );

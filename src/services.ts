@@ -10,6 +10,7 @@ import { ClaimService } from './claims/service.js';
 import type { Config } from './config.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
+import { EventService } from './events/service.js';
 import { IdempotencyStore } from './idempotency/store.js';
 import { BusinessGate } from './lib/business-gate.js';
 import type { Clock } from './lib/clock.js';
@@ -47,6 +48,8 @@ export interface Services {
   chatInbound: ChatInboundService;
   /** Idempotency-Key records, written by the services inside their transactions */
   idempotency: IdempotencyStore;
+  /** the business's events of the last 30 days (GET /v1/events) */
+  events: EventService;
   webhooks: WebhookService;
   /** fans outbox events out to deliveries and sends them (run by the webhook worker job) */
   webhookDispatcher: WebhookDispatcher;
@@ -144,6 +147,7 @@ export function createServices(deps: {
     moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
     idempotency,
     chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
+    events: new EventService({ db, clock }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
     webhookDispatcher: new WebhookDispatcher({
       db,

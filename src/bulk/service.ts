@@ -175,6 +175,8 @@ export class BulkService {
     const totals = transactions.deferTotals();
     // Every due written, for the credit its contact may hold (used once the totals are written).
     const written_: { id: string; contact_id: string }[] = [];
+    // One budget for the whole import: its rows and every series' catch-up (at most 10,000 dues).
+    const budget = transactions.dueBudget();
     let writing: Promise<void> | undefined;
     try {
       for (let start = 0; start < rows.length; start += CHUNK) {
@@ -189,7 +191,7 @@ export class BulkService {
         );
         await writing;
         writing = (async () => {
-          const written = await transactions.writePrepared(trx, business, prepared, totals);
+          const written = await transactions.writePrepared(trx, business, prepared, totals, budget);
           if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
           for (const due of written) {
             result.ids.push(due.id);
@@ -345,7 +347,12 @@ const sameName = (field: string | undefined) => field ?? 'row';
 
 function jsonRows(rows: unknown[]): ParsedRow[] {
   if (rows.length > MAX_IMPORT_ROWS) throw errors.invalid('rows', `an import takes at most ${MAX_IMPORT_ROWS} rows`);
-  return rows.map((input) => ({ input: input as Record<string, unknown>, columnOf: sameName }));
+  return rows.map((input) =>
+    input !== null && typeof input === 'object' && !Array.isArray(input)
+      ? { input: input as Record<string, unknown>, columnOf: sameName }
+      : // Nothing after this reads a row that is not an object: it is a bad row like any other.
+        { input: {}, problem: { field: 'row', message: 'each row must be a JSON object' }, columnOf: sameName },
+  );
 }
 
 /** A CSV file as create bodies: the header names the columns, empty cells are absent fields. */

@@ -1,10 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { Timestamp } from '../http/schemas.js';
 
-export const PLANS = ['free', 'basic', 'business'] as const;
-export type Plan = (typeof PLANS)[number];
-/** Only this plan includes API access (PRODUCT part 1). */
-export const API_PLAN: Plan = 'business';
+import { PLANS } from './plans.js';
+
+export { API_PLAN, PLANS, type Plan } from './plans.js';
 
 export const Business = Type.Object(
   {

@@ -8,8 +8,8 @@ import { normalisePhone } from '../lib/phone.js';
 import { TurnBatch } from '../lib/turn-batch.js';
 import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import { type KeyListing, KeyUseTracker, MAX_ACTIVE_KEYS } from './keys.js';
+import { API_PLAN, PLANS, type Plan } from './plans.js';
 import * as repo from './repository.js';
-import { API_PLAN, PLANS, type Plan } from './schema.js';
 
 export interface CreateBusinessInput {
   name: string;
@@ -197,6 +197,26 @@ export class BusinessService {
     await this.get(businessId);
     const apiKey = newApiKey();
     await this.storeKey(this.deps.db, businessId, apiKey, source);
+    this.#ownWrites++;
+    return apiKey;
+  }
+
+  /**
+   * A key asked for on the dashboard (PRODUCT part 26): it counts towards the MAX_ACTIVE_KEYS
+   * active keys, checked under the business's row lock so that concurrent requests cannot pass it
+   * together; the sixth is refused (409) until one is revoked.
+   */
+  async issueDashboardKey(businessId: string): Promise<string> {
+    const apiKey = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockBusiness(trx, businessId))) throw errors.notFound('business');
+      const active = (await repo.listKeys(trx, businessId)).filter((k) => k.revoked_at === null);
+      if (active.length >= MAX_ACTIVE_KEYS) {
+        throw errors.conflict(`at most ${MAX_ACTIVE_KEYS} API keys can be active; revoke one to issue another`);
+      }
+      const key = newApiKey();
+      await this.storeKey(trx, businessId, key, 'dashboard');
+      return key;
+    });
     this.#ownWrites++;
     return apiKey;
   }

@@ -1,6 +1,6 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { BusinessRow } from '../businesses/repository.js';
-import { findBusiness, findBusinessesByPhone } from '../businesses/repository.js';
+import { findBusiness, findBusinessesByPhone, lockBusiness } from '../businesses/repository.js';
 import type { ChatChannel } from '../channels/channel.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -71,22 +71,30 @@ export class DashboardAuth {
       return { kind: 'rate_limited', retryAfterSeconds: Math.ceil(address.resetInMs / 1000) };
     }
     const now = this.deps.clock.now();
+    const since = new Date(now.getTime() - HOUR_MS).toISOString();
     const businesses = await findBusinessesByPhone(this.deps.db, phone);
-    if (businesses.length === 0) return { kind: 'sent' };
-    const sent = await repo.countCodesSince(this.deps.db, phone, new Date(now.getTime() - HOUR_MS).toISOString());
-    if (sent >= CODES_PER_PHONE_HOUR * businesses.length) return { kind: 'rate_limited', retryAfterSeconds: 3600 };
+    let limited = businesses.length > 0;
     for (const business of businesses) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await repo.insertLogin(this.deps.db, {
-        id: uuidv7(now.getTime()),
-        business_id: business.id,
-        kind: 'code',
-        phone,
-        secret_hash: codeHash(phone, code),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
-        used_at: null,
+      // Counted and written under the business's row lock (one writer on SQLite): concurrent
+      // requests cannot all see the same count and each add a code past the limit.
+      const stored = await this.deps.db.transaction().execute(async (trx) => {
+        if (!(await lockBusiness(trx, business.id))) return false;
+        if ((await repo.countCodesSince(trx, phone, business.id, since)) >= CODES_PER_PHONE_HOUR) return false;
+        await repo.insertLogin(trx, {
+          id: uuidv7(now.getTime()),
+          business_id: business.id,
+          kind: 'code',
+          phone,
+          secret_hash: codeHash(phone, code),
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
+          used_at: null,
+        });
+        return true;
       });
+      if (!stored) continue;
+      limited = false;
       // An approved authentication template: the owner has usually not written to the service's
       // number in the last 24 hours, and WhatsApp delivers nothing else to start a conversation.
       await this.deps.channel.send({
@@ -98,45 +106,32 @@ export class DashboardAuth {
         copyCode: code,
       });
     }
+    if (limited) return { kind: 'rate_limited', retryAfterSeconds: 3600 };
     return { kind: 'sent' };
   }
 
-  /** A code is tried against every live code of the phone; each wrong try counts against all of them. */
+  /**
+   * A code is tried against every live code of the phone; each try counts against all of them, and
+   * is spent (atomically, in the store) before the comparison: a burst of concurrent guesses gets
+   * at most CODE_TRIES comparisons per code, never one per guess.
+   */
   async verifyCode(phoneInput: string, code: string): Promise<SignInOutcome> {
     const phone = normalisePhone(phoneInput.trim(), 'IN');
     if (!phone || !/^\d{6}$/.test(code.trim())) return { kind: 'invalid' };
     const now = this.deps.clock.now().toISOString();
-    const live = (await repo.liveCodes(this.deps.db, phone, now)).filter((row) => row.attempts < CODE_TRIES);
-    if (live.length === 0) return { kind: 'invalid' };
     const hash = codeHash(phone, code.trim());
-    const match = live.find((row) => sameSecret(row.secret_hash, hash));
-    if (!match) {
-      await repo.countAttempt(
-        this.deps.db,
-        live.map((row) => row.id),
-      );
-      return { kind: 'invalid' };
+    let match: { id: string; business_id: string } | undefined;
+    for (const id of await repo.liveCodeIds(this.deps.db, phone, now, CODE_TRIES)) {
+      const spent = await repo.spendAttempt(this.deps.db, id, now, CODE_TRIES);
+      if (spent && !match && sameSecret(spent.secret_hash, hash)) match = spent;
     }
-    if (!(await repo.useLogin(this.deps.db, match.id, now))) return { kind: 'invalid' };
+    if (!match || !(await repo.useLogin(this.deps.db, match.id, now))) return { kind: 'invalid' };
     return { kind: 'signed_in', token: await this.#startSession(match.business_id) };
   }
 
   /** The admin CLI's one-time link (`login-link --business ID`). */
   async createLink(businessId: string): Promise<string> {
-    if (!(await findBusiness(this.deps.db, businessId))) throw errors.notFound('business');
-    const token = randomToken(24);
-    const now = this.deps.clock.now();
-    await repo.insertLogin(this.deps.db, {
-      id: uuidv7(now.getTime()),
-      business_id: businessId,
-      kind: 'link',
-      phone: null,
-      secret_hash: sha256Hex(token),
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
-      used_at: null,
-    });
-    return `${this.deps.publicBaseUrl.replace(/\/$/, '')}/dashboard/login/${token}`;
+    return createLoginLink(this.deps, businessId);
   }
 
   async useLink(token: string): Promise<SignInOutcome> {
@@ -176,4 +171,28 @@ export class DashboardAuth {
     });
     return token;
   }
+}
+
+/**
+ * A one-time sign-in link (15 minutes, one use); needs only the store, so that the admin CLI
+ * makes one without the rest of the sign-in machinery.
+ */
+export async function createLoginLink(
+  deps: { db: Db; clock: Clock; publicBaseUrl: string },
+  businessId: string,
+): Promise<string> {
+  if (!(await findBusiness(deps.db, businessId))) throw errors.notFound('business');
+  const token = randomToken(24);
+  const now = deps.clock.now();
+  await repo.insertLogin(deps.db, {
+    id: uuidv7(now.getTime()),
+    business_id: businessId,
+    kind: 'link',
+    phone: null,
+    secret_hash: sha256Hex(token),
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + LINK_TTL_MS).toISOString(),
+    used_at: null,
+  });
+  return `${deps.publicBaseUrl.replace(/\/$/, '')}/dashboard/login/${token}`;
 }

@@ -7,33 +7,50 @@ export function insertLogin(db: Executor, row: Omit<DashboardLoginTable, 'attemp
   return db.insertInto('dashboard_logins').values(row).execute();
 }
 
-/** How many codes were sent to this phone since `since` (the per-phone rate limit). */
-export async function countCodesSince(db: Executor, phone: string, since: string): Promise<number> {
+/** How many codes were sent to this phone for this business since `since` (the per-phone rate limit). */
+export async function countCodesSince(db: Executor, phone: string, businessId: string, since: string): Promise<number> {
   const row = await db
     .selectFrom('dashboard_logins')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('phone', '=', phone)
+    .where('business_id', '=', businessId)
     .where('kind', '=', 'code')
     .where('created_at', '>=', since)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-/** The phone's codes still usable at `now`, newest first. */
-export function liveCodes(db: Executor, phone: string, now: string) {
-  return db
+/** The ids of the phone's codes still usable at `now` with tries left, oldest first. */
+export async function liveCodeIds(db: Executor, phone: string, now: string, tries: number): Promise<string[]> {
+  const rows = await db
     .selectFrom('dashboard_logins')
-    .selectAll()
+    .select('id')
     .where('phone', '=', phone)
     .where('kind', '=', 'code')
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .orderBy('created_at', 'desc')
+    .where('attempts', '<', tries)
+    .orderBy('id')
     .execute();
+  return rows.map((r) => r.id);
 }
 
-export function countAttempt(db: Executor, ids: string[]) {
-  return db.updateTable('dashboard_logins').set({ attempts: sql`attempts + 1` }).where('id', 'in', ids).execute();
+/**
+ * Spends one try of a code in a single conditional statement, before its secret is compared: the
+ * row comes back (to be compared) only while tries were left, so however many guesses arrive at
+ * once, at most `tries` of them ever see it. One row per statement and no transaction around it:
+ * nothing to deadlock on.
+ */
+export function spendAttempt(db: Executor, id: string, now: string, tries: number) {
+  return db
+    .updateTable('dashboard_logins')
+    .set({ attempts: sql`attempts + 1` })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', tries)
+    .returning(['id', 'business_id', 'secret_hash'])
+    .executeTakeFirst();
 }
 
 /** Marks one login used; false when another request used it first (one use only). */

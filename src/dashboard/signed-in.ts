@@ -1,4 +1,5 @@
-import { errors } from '../errors.js';
+import { MAX_ACTIVE_KEYS } from '../businesses/keys.js';
+import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
@@ -169,7 +170,14 @@ export async function signedInRoutes(app: App) {
 
   app.post('/developers/keys', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    const newKey = await businesses.issueKey(v.business.id, 'dashboard');
+    let newKey: string;
+    try {
+      newKey = await businesses.issueDashboardKey(v.business.id);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+      const text = v.t('developers.key_limit', { max: MAX_ACTIVE_KEYS });
+      return sendPage(reply, 409, renderDevelopers(v, await developers(v), { kind: 'error', text }));
+    }
     // Shown once, in this response only (never in a redirect's URL).
     return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newKey })));
   });

@@ -352,6 +352,9 @@ export interface WebhookEndpointTable {
   events: string;
   /** the signing secret, sealed with AES-256-GCM (webhooks/secret-box.ts) */
   secret_sealed: string;
+  /** the secret a rotation replaced, sealed, in force until previous_secret_expires_at */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
   active: number;
   /** consecutive failed attempts; a success resets it */
   failure_count: number;

@@ -175,6 +175,21 @@ export function openStore(
 }
 
 /**
+ * How many of this code's migrations the store has not applied (all of them on a new store): one
+ * small read, no lock, nothing written. For the admin CLI's commands that only read.
+ */
+export async function pendingMigrations(db: Db): Promise<number> {
+  let applied: Set<string>;
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    applied = new Set(rows.rows.map((r) => r.name));
+  } catch {
+    return Object.keys(migrations).length;
+  }
+  return Object.keys(migrations).filter((name) => !applied.has(name)).length;
+}
+
+/**
  * Applies pending migrations and fails loudly: a half-migrated store must never serve.
  *
  * Several processes may start at once (a server and a worker after an upgrade). On PostgreSQL

@@ -11,7 +11,7 @@ import { balanceOf, type Recurrence, storedOpenStatus, storeRecurrence } from '.
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
 import * as repo from './repository.js';
 import type { PatchTransactionInput } from './schema.js';
-import { extendSeries } from './series.js';
+import { checkSeriesStart, extendSeries } from './series.js';
 
 type OpenStatus = 'pending' | 'overdue';
 
@@ -69,6 +69,12 @@ export async function patchDue(
     change.reminders_paused = input.reminders_paused ? 1 : 0;
   }
   if (Object.keys(change).length === 0) return current;
+  // A series that starts, or moves to an older date, must not start from the far past.
+  const recurrence = 'recurrence' in change ? change.recurrence : current.recurrence;
+  const repeats = recurrence !== null && (change.recurs_next ?? current.recurs_next) === 1;
+  if (repeats && (change.recurrence !== undefined || change.due_date !== undefined)) {
+    checkSeriesStart(change.due_date ?? current.due_date, today);
+  }
 
   change.updated_at = now.toISOString();
   // Lowered to exactly what was paid (and adjusted): the due is settled by what it has.

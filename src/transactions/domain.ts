@@ -75,6 +75,18 @@ export function nextDueDate(current: string, interval: Recurrence['interval'], a
   return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
+/**
+ * PRODUCT part 26: a series may start at most this many days before today. Its catch-up writes one
+ * due per week or month since its first date, so an older one would be a request of unbounded work.
+ */
+export const SERIES_PAST_DAYS = 366;
+
+/** The earliest date a repeating due may have, or null when `dueDate` is recent enough. */
+export function seriesStartTooOld(dueDate: string, today: string): string | null {
+  const earliest = addDays(today, -SERIES_PAST_DAYS);
+  return dueDate < earliest ? earliest : null;
+}
+
 /** Whether a series still has a due on `next` (`until` is the last date it may take, inclusive). */
 export function nextWithin(recurrence: Recurrence, next: string): boolean {
   return recurrence.until === null || next <= recurrence.until;

@@ -1,9 +1,37 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor } from '../db/schema.js';
+import { errors } from '../errors.js';
 import { useCreditIn } from './account.js';
-import { nextDueDate, nextWithin, parseRecurrence } from './domain.js';
+import { nextDueDate, nextWithin, parseRecurrence, SERIES_PAST_DAYS, seriesStartTooOld } from './domain.js';
 import { insertDue } from './new-due.js';
 import * as repo from './repository.js';
+
+/** 400 naming due_date when a repeating due's date is older than a series may start (SERIES_PAST_DAYS). */
+export function checkSeriesStart(dueDate: string, today: string): void {
+  const earliest = seriesStartTooOld(dueDate, today);
+  if (earliest !== null) {
+    throw errors.invalid(
+      'due_date',
+      `a repeating due's due_date must be on or after ${earliest} (at most ${SERIES_PAST_DAYS} days ago)`,
+    );
+  }
+}
+
+/** PRODUCT part 26: no request writes more dues than the largest import (10,000 rows). */
+export const MAX_DUES_PER_REQUEST = 10_000;
+
+/**
+ * How many more dues one request (or one step of the recurrence worker) may write. A series'
+ * catch-up stops when it is spent, its latest due still marked to repeat: the recurrence worker
+ * goes on from there later, one series per transaction.
+ */
+export class DueBudget {
+  constructor(public remaining = MAX_DUES_PER_REQUEST) {}
+
+  spend(n: number): void {
+    this.remaining -= n;
+  }
+}
 
 /**
  * Creates the next dues of a series from due `fromId` whose date has arrived (`today`, the
@@ -13,7 +41,7 @@ import * as repo from './repository.js';
  * Each step first claims the due (recurs_next 1 -> 0, a conditional update): of several workers
  * or processes exactly one gets it, and its next due is written in the same transaction, so a
  * series never gets a date twice nor skips one (the unique (series_id, due_date) index is the
- * last line of defence). Returns how many dues were created.
+ * last line of defence). Returns how many dues were created: at most what `budget` has left.
  */
 export async function extendSeries(
   trx: Executor,
@@ -21,10 +49,12 @@ export async function extendSeries(
   fromId: string,
   today: string,
   now: Date,
+  budget: DueBudget = new DueBudget(),
 ): Promise<number> {
   let created = 0;
   let currentId = fromId;
   for (;;) {
+    if (budget.remaining <= 0) return created;
     const current = await repo.findTransaction(trx, business.id, currentId);
     if (current?.recurs_next !== 1 || current.due_date > today) return created;
     if (!(await repo.claimRepeat(trx, current.id))) return created;
@@ -51,6 +81,7 @@ export async function extendSeries(
     );
     await useCreditIn(trx, business, [due], now);
     created++;
+    budget.spend(1);
     currentId = due.id;
   }
 }

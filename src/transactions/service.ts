@@ -33,7 +33,7 @@ import type {
   PatchTransactionInput,
   StatusFilter,
 } from './schema.js';
-import { extendSeries } from './series.js';
+import { checkSeriesStart, DueBudget, extendSeries } from './series.js';
 
 /**
  * From this many dues changed since a `since`, the list walks the due-date order instead of
@@ -171,6 +171,7 @@ export class TransactionService {
     if (input.contact_id === undefined && input.contact_name === undefined) {
       throw errors.invalid('contact_name', 'one of contact_id or contact_name is required');
     }
+    if (input.recurrence != null) checkSeriesStart(input.due_date, this.today(business));
     return {
       name: input.contact_name === undefined ? undefined : checkContactName(input.contact_name, 'contact_name'),
       phone: input.contact_phone === undefined ? null : parsePhone(input.contact_phone, business, 'contact_phone'),
@@ -232,6 +233,11 @@ export class TransactionService {
     return new DeferredTotals();
   }
 
+  /** The dues one request may still write, shared by writePrepared calls (series.ts DueBudget). */
+  dueBudget(): DueBudget {
+    return new DueBudget();
+  }
+
   /**
    * insertMany's rows built and not yet written (new-due.ts prepareDues), as of now: a bulk import
    * builds a chunk while the database writes the one before (writePrepared).
@@ -253,17 +259,22 @@ export class TransactionService {
     business: BusinessRow,
     prepared: PreparedDues,
     totals?: DeferredTotals,
+    budget: DueBudget = new DueBudget(),
   ): Promise<repo.TransactionView[]> {
     let rows = await writeDues(t, business, prepared, totals);
+    budget.spend(rows.length);
     // A contact holding credit never has an open balance: its new dues are settled from it at
     // once (a bulk import, whose totals are written last, does it after them: useCredit).
     if (!totals) {
       const settled = await useCreditIn(t, business, rows, prepared.now);
       if (settled.size > 0) rows = rows.map((r) => settled.get(r.id) ?? r);
     }
-    // A first due whose date has arrived (or passed) catches its series up at once.
+    // A first due whose date has arrived (or passed) catches its series up at once, as far as the
+    // request's budget goes (the recurrence worker does the rest).
     for (const row of rows) {
-      if (row.recurrence !== null) await extendSeries(t, business, row.id, this.today(business), prepared.now);
+      if (row.recurrence !== null) {
+        await extendSeries(t, business, row.id, this.today(business), prepared.now, budget);
+      }
     }
     return rows;
   }

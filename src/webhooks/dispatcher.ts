@@ -6,6 +6,7 @@ import { type AttemptOutcome, type Finished, recordOutcomes } from './outcomes.j
 import * as queueRepo from './queue-repository.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
+import { SendingSecrets } from './sending-secrets.js';
 import { signAndSend } from './sign-and-send.js';
 
 /**
@@ -44,7 +45,11 @@ export interface RunOptions {
  * queue through FOR UPDATE SKIP LOCKED on PostgreSQL (SQLite has a single writer).
  */
 export class WebhookDispatcher {
-  constructor(private readonly deps: DispatcherDeps) {}
+  readonly #secrets: SendingSecrets;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.#secrets = new SendingSecrets(deps.db);
+  }
 
   /**
    * How long a claimed delivery stays ours: a queued delivery waits at most one attempt's bound
@@ -205,7 +210,7 @@ export class WebhookDispatcher {
     return signAndSend(this.deps, {
       url: delivery.url,
       endpointId: delivery.endpoint_id,
-      secretSealed: delivery.secret_sealed,
+      secrets: () => this.#secrets.of(delivery.endpoint_id),
       body: delivery.body,
       event: delivery.event,
       eventId: delivery.event_id,

@@ -105,7 +105,7 @@ export function disableEndpoint(db: Executor, id: string, reason: string, at: st
 
 /** Every endpoint's sealed secret, deleted ones too, a page at a time in id order (re-sealing). */
 export function sealedSecretsAfter(db: Executor, afterId: string | null, limit: number) {
-  let query = db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed']);
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed']);
   if (afterId !== null) query = query.where('id', '>', afterId);
   return query.orderBy('id').limit(limit).execute();
 }
@@ -118,4 +118,42 @@ export function replaceSealedSecret(db: Executor, id: string, from: string, to: 
     .where('id', '=', id)
     .where('secret_sealed', '=', from)
     .executeTakeFirst();
+}
+
+/** Replaces a rotation's previous sealed secret only if it is still the one read. */
+export function replacePreviousSealed(db: Executor, id: string, from: string, to: string) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ previous_secret_sealed: to })
+    .where('id', '=', id)
+    .where('previous_secret_sealed', '=', from)
+    .executeTakeFirst();
+}
+
+/** The sealed secrets of these endpoints as they are now (signing at sending time). */
+export function secretsOf(db: Executor, ids: string[]) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'secret_sealed', 'previous_secret_sealed', 'previous_secret_expires_at'])
+    .where('id', 'in', ids)
+    .execute();
+}
+export type SealedSecrets = Awaited<ReturnType<typeof secretsOf>>[number];
+
+/** A rotation: the new sealed secret in force, the one it replaces kept until `previousExpiresAt` (or dropped: null). */
+export function rotateSecret(
+  db: Executor,
+  id: string,
+  next: { sealed: string; previousSealed: string | null; previousExpiresAt: string | null; at: string },
+) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({
+      secret_sealed: next.sealed,
+      previous_secret_sealed: next.previousSealed,
+      previous_secret_expires_at: next.previousExpiresAt,
+      updated_at: next.at,
+    })
+    .where('id', '=', id)
+    .execute();
 }

@@ -65,7 +65,6 @@ export async function fanOutIn(
           event: row.event,
           body: row.body,
           url: endpoint.url,
-          secret_sealed: endpoint.secret_sealed,
           lease_id: leaseId,
         });
       }

@@ -20,19 +20,40 @@ export function sign(body: string, secret: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 }
 
+/**
+ * Standard Webhooks' signature (standardwebhooks.com): `v1,` + base64 HMAC-SHA256 of
+ * `id.timestamp.body`, keyed with the bytes the secret encodes (64 hex characters: 32 bytes).
+ * Its libraries verify it given `whsec_` + base64 of those bytes.
+ */
+export function standardSignature(secretHex: string, id: string, timestamp: number, body: string): string {
+  const mac = createHmac('sha256', Buffer.from(secretHex, 'hex'));
+  return `v1,${mac.update(`${id}.${timestamp}.`, 'utf8').update(body, 'utf8').digest('base64')}`;
+}
+
+/**
+ * The headers of one attempt. `secrets`: the endpoint's secrets in force now, the newest first;
+ * during a rotation's overlap there are two: webhook-signature carries a signature by each, and
+ * X-Service-Signature (one value only) keeps the previous secret's until it expires.
+ */
 export function deliveryHeaders(opts: {
   body: string;
-  secret: string;
+  secrets: readonly [string, ...string[]];
   event: string;
   eventId: string;
   deliveryId: string;
+  /** Unix seconds of sending */
+  timestamp: number;
 }): Record<string, string> {
+  const { body, secrets, eventId, timestamp } = opts;
   return {
     'content-type': 'application/json',
-    'x-service-signature': sign(opts.body, opts.secret),
+    'x-service-signature': sign(body, secrets[secrets.length - 1] as string),
     'x-service-event': opts.event,
-    'x-service-event-id': opts.eventId,
+    'x-service-event-id': eventId,
     'x-service-delivery-id': opts.deliveryId,
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': secrets.map((secret) => standardSignature(secret, eventId, timestamp, body)).join(' '),
   };
 }
 

@@ -21,7 +21,7 @@ export function claimEvents(db: Executor, limit: number) {
 export function activeEndpointsOf(db: Executor, businessIds: string[]) {
   return db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'business_id', 'events', 'url', 'secret_sealed', 'created_at'])
+    .select(['id', 'business_id', 'events', 'url', 'created_at'])
     .where('business_id', 'in', businessIds)
     .where('active', '=', 1)
     .where('deleted_at', 'is', null)
@@ -99,12 +99,12 @@ export async function releaseLeases(db: Executor, ids: string[], leaseIds: strin
     .execute();
 }
 
-/** What an attempt needs: the delivery and its endpoint's URL and sealed secret. */
+/** What an attempt needs: the delivery and its endpoint's URL (its secrets are read when it is sent). */
 export function leasedDeliveries(db: Executor, ids: string[], leaseId: string) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event', 'd.body', 'e.url', 'e.secret_sealed'])
+    .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event', 'd.body', 'e.url'])
     .where('d.id', 'in', ids)
     .where('d.lease_id', '=', leaseId)
     .execute();

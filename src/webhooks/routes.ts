@@ -10,6 +10,8 @@ import {
   DeliveriesQuery,
   DeliveryParams,
   EventName,
+  RotatedSecret,
+  RotateSecretBody,
   WebhookDelivery,
   WebhookEndpoint,
 } from './schema.js';
@@ -77,6 +79,32 @@ export async function webhookRoutes(app: App) {
     },
   );
 
+  app.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      preValidation: absentBodyIsEmptyObject,
+      schema: {
+        tags,
+        summary: "Replace the endpoint's signing secret, keeping the previous one in force for a while",
+        description:
+          "Answers the new secret, once. Until the previous secret expires (expire_previous_in_hours, 0-72, default 24), webhook-signature carries a signature by each secret and X-Service-Signature keeps the previous secret's; then only the new one signs.",
+        params: IdParams,
+        body: RotateSecretBody,
+        response: { 200: Data(ref(RotatedSecret)), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const rotated = await webhooks.rotateSecret(
+        request.auth.business,
+        request.params.id,
+        request.body.expire_previous_in_hours ?? 24,
+      );
+      return {
+        data: { id: rotated.id, secret: rotated.secret, previous_secret_expires_at: rotated.previousExpiresAt },
+      };
+    },
+  );
+
   app.get(
     '/webhooks/:id/deliveries',
     {
@@ -137,4 +165,4 @@ export async function webhookRoutes(app: App) {
   );
 }
 
-export const webhookSchemas = [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery];
+export const webhookSchemas = [WebhookEndpoint, CreatedWebhookEndpoint, WebhookDelivery, RotatedSecret];

@@ -81,3 +81,34 @@ export const DeliveriesQuery = Type.Object(
 );
 
 export const DeliveryParams = Type.Object({ id: Uuid, deliveryId: Uuid }, { additionalProperties: false });
+
+export const RotateSecretBody = Type.Object(
+  {
+    expire_previous_in_hours: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 72,
+        default: 24,
+        description: 'how long the replaced secret stays in force beside the new one (0: it stops at once)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RotatedSecret = Type.Object(
+  {
+    id: Uuid,
+    secret: Type.String({
+      description: 'the new signing secret (64 hex characters), returned only in this response',
+      pattern: '^[0-9a-f]{64}$',
+    }),
+    previous_secret_expires_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'until then deliveries are signed with the previous secret too; null: not at all',
+      }),
+    ),
+  },
+  { $id: 'RotatedWebhookSecret' },
+);

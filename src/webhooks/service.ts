@@ -15,6 +15,7 @@ import { signAndSend } from './sign-and-send.js';
 
 export const MAX_ENDPOINTS_PER_BUSINESS = 20;
 export const MAX_URL_LENGTH = 2048;
+const HOUR_MS = 60 * 60 * 1000;
 
 export interface EndpointView {
   row: endpointsRepo.EndpointRow;
@@ -67,6 +68,8 @@ export class WebhookService {
         url,
         events: JSON.stringify(events),
         secret_sealed: sealed,
+        previous_secret_sealed: null,
+        previous_secret_expires_at: null,
         active: 1,
         failure_count: 0,
         failing_since: null,
@@ -78,6 +81,36 @@ export class WebhookService {
       };
       await endpointsRepo.insertEndpoint(trx, row);
       return { row, events, secret };
+    });
+  }
+
+  /**
+   * Gives the endpoint a new secret, returned here and never again. The secret it replaces stays
+   * in force for `expirePreviousInHours` (0: not at all): meanwhile deliveries carry a signature by
+   * each in webhook-signature, and X-Service-Signature keeps the previous secret's, so a receiver
+   * can switch at its own pace. A second rotation within that time drops the oldest secret.
+   */
+  async rotateSecret(
+    business: BusinessRow,
+    id: string,
+    expirePreviousInHours: number,
+  ): Promise<{ id: string; secret: string; previousExpiresAt: string | null }> {
+    const secret = randomBytes(32).toString('hex');
+    const sealed = (await this.deps.secretBox()).seal(secret, id);
+    return this.deps.db.transaction().execute(async (trx) => {
+      await endpointsRepo.lockEndpoint(trx, id);
+      const row = await endpointsRepo.findEndpoint(trx, business.id, id);
+      if (!row) throw errors.notFound('webhook endpoint');
+      const now = this.deps.clock.now();
+      const previousExpiresAt =
+        expirePreviousInHours > 0 ? new Date(now.getTime() + expirePreviousInHours * HOUR_MS).toISOString() : null;
+      await endpointsRepo.rotateSecret(trx, id, {
+        sealed,
+        previousSealed: previousExpiresAt === null ? null : row.secret_sealed,
+        previousExpiresAt,
+        at: now.toISOString(),
+      });
+      return { id, secret, previousExpiresAt };
     });
   }
 
@@ -94,6 +127,16 @@ export class WebhookService {
     for (;;) {
       const page = await endpointsRepo.sealedSecretsAfter(this.deps.db, after, 500);
       for (const row of page) {
+        // a rotation's previous secret, still in force for a while, is sealed again too
+        const previous = row.previous_secret_sealed;
+        if (previous !== null && box.needsReseal(previous)) {
+          await endpointsRepo.replacePreviousSealed(
+            this.deps.db,
+            row.id,
+            previous,
+            box.seal(box.open(previous, row.id), row.id),
+          );
+        }
         if (!box.needsReseal(row.secret_sealed)) continue;
         const fresh = box.seal(box.open(row.secret_sealed, row.id), row.id);
         const done = await endpointsRepo.replaceSealedSecret(this.deps.db, row.id, row.secret_sealed, fresh);
@@ -131,7 +174,7 @@ export class WebhookService {
     const result = await signAndSend(this.deps, {
       url: endpoint.row.url,
       endpointId: endpoint.row.id,
-      secretSealed: endpoint.row.secret_sealed,
+      secrets: async () => endpoint.row,
       body,
       event,
       eventId,

@@ -1,0 +1,47 @@
+import type { parseArgs } from 'node:util';
+
+/** A bad argument: a clear message, the usage, exit code 2. */
+export class UsageError extends Error {}
+
+/**
+ * Every option any command takes (parsed strictly before the command is loaded, so that an
+ * unknown option fails at once); each command says which of them apply to it (allowOnly).
+ */
+export const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  phone: { type: 'string' },
+  plan: { type: 'string' },
+  currency: { type: 'string' },
+  country: { type: 'string' },
+  language: { type: 'string' },
+  timezone: { type: 'string' },
+  business: { type: 'string' },
+  'plan-expires-at': { type: 'string' },
+  'reminders-paused': { type: 'string' },
+  'reminder-steps': { type: 'string' },
+  'upi-id': { type: 'string' },
+  key: { type: 'string' },
+  file: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  status: { type: 'string' },
+  id: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+export function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export function allowOnly(values: Values, allowed: string[]) {
+  for (const key of Object.keys(values)) {
+    if (key !== 'json' && key !== 'help' && !allowed.includes(key)) {
+      throw new UsageError(`--${key} does not apply to this command`);
+    }
+  }
+}

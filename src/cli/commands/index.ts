@@ -1,0 +1,40 @@
+import type { CliCommand } from './types.js';
+
+export interface CommandEntry {
+  /** its lines in `--help` */
+  usage: string;
+  /** takes words after its name (the text of `chat`); others refuse them */
+  takesText?: boolean;
+  /** loaded only when this command runs: start-up pays for one command's modules, not all */
+  load: () => Promise<{ default: CliCommand }>;
+}
+
+/**
+ * The admin CLI's commands. Adding one: a file in this folder (`export default { run }`, see
+ * types.ts) and one line here; a new option also goes in args.ts OPTIONS.
+ */
+export const COMMANDS: Record<string, CommandEntry> = {
+  'business create': {
+    usage: `business create --name N --phone P [--plan business] [--currency INR] [--country IN]
+                  [--language en] [--timezone Asia/Kolkata]`,
+    load: () => import('./business-create.js'),
+  },
+  'business set': {
+    usage: `business set --business ID [--plan P] [--plan-expires-at ISO] [--reminders-paused true|false] [--reminder-steps "-3,0,7,30"]
+               [--upi-id VPA]`,
+    load: () => import('./business-set.js'),
+  },
+  'key issue': { usage: 'key issue --business ID', load: () => import('./key-issue.js') },
+  'key list': { usage: 'key list --business ID', load: () => import('./key-list.js') },
+  'key revoke': { usage: 'key revoke --key KEY | --id KEY_ID', load: () => import('./key-revoke.js') },
+  'secrets reseal': { usage: 'secrets reseal', load: () => import('./secrets-reseal.js') },
+  import: { usage: 'import --business ID --file F [--dry-run]', load: () => import('./import.js') },
+  export: {
+    usage: 'export --business ID [--status pending|overdue|outstanding|paid] > F',
+    load: () => import('./export.js'),
+  },
+  'login-link': {
+    usage: 'login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)',
+    load: () => import('./login-link.js'),
+  },
+};

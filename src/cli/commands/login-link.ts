@@ -1,0 +1,17 @@
+import { createLoginLink } from '../../dashboard/auth.js';
+import { systemClock } from '../../lib/clock.js';
+import { allowOnly, required } from '../args.js';
+import type { CliCommand } from './types.js';
+
+/** A one-time link into the business's dashboard, on the address the server is reached at. */
+export default {
+  async run(v, ctx) {
+    allowOnly(v, ['business']);
+    const { db } = await ctx.store({ writes: true });
+    const url = await createLoginLink(
+      { db, clock: systemClock, publicBaseUrl: await ctx.publicBaseUrl() },
+      required(v, 'business'),
+    );
+    return { json: { url }, text: `dashboard sign-in link (15 minutes, one use): ${url}` };
+  },
+} satisfies CliCommand;

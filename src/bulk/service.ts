@@ -173,7 +173,7 @@ export class BulkService {
     // The chunks' totals, written once after the last (fewer statements; on PostgreSQL the
     // business's totals row is then locked from the import's last statement only).
     const totals = transactions.deferTotals();
-    // Every due written, for the credit its contact may hold (used once the totals are written).
+    // The dues written for contacts that held credit: settled from it once the totals are written.
     const written_: { id: string; contact_id: string }[] = [];
     // One budget for the whole import: its rows and every series' catch-up (at most 10,000 dues).
     const budget = transactions.dueBudget();
@@ -193,10 +193,8 @@ export class BulkService {
         writing = (async () => {
           const written = await transactions.writePrepared(trx, business, prepared, totals, budget);
           if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
-          for (const due of written) {
-            result.ids.push(due.id);
-            written_.push({ id: due.id, contact_id: due.contact_id });
-          }
+          for (const due of written) result.ids.push(due.id);
+          written_.push(...transactions.creditCandidates(prepared, written));
           options.onProgress?.(end, rows.length);
         })();
         // Awaited at the next chunk or below; until then its failure must not count as unhandled.
@@ -204,7 +202,7 @@ export class BulkService {
       }
       await writing;
       await totals.write(trx, business.id);
-      await transactions.useCredit(trx, business, written_);
+      if (written_.length > 0) await transactions.useCredit(trx, business, written_);
     } finally {
       // Failed elsewhere meanwhile: the transaction ends only once the chunk being written has.
       await writing?.catch(() => {});

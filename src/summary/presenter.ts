@@ -3,7 +3,7 @@ import { outstandingOfTotals } from '../transactions/domain.js';
 import type { SummaryResponse } from './schema.js';
 
 /** GET /v1/summary: balances still owed by state, what paid dues were for, money received this month. */
-export function presentSummary(t: Totals & { creditPaise: number }, currency: string): SummaryResponse {
+export function presentSummary(t: Totals, currency: string): SummaryResponse {
   return {
     currency,
     overdue: t.overdue,

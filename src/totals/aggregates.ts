@@ -549,6 +549,8 @@ export interface Totals {
   paid: { count: number; paise: number };
   paidThisMonthPaise: number;
   contactCount: number;
+  /** the contacts' unused credit */
+  creditPaise: number;
 }
 
 /**
@@ -559,7 +561,7 @@ export interface Totals {
  */
 const totalsQuery = precompiled<
   { businessId: string; today: string; month: string },
-  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise', number | string | null>
+  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise' | 'credit_paise', number | string | null>
 >((db, arg) =>
   db
     .selectFrom('business_totals')
@@ -583,6 +585,13 @@ const totalsQuery = precompiled<
         .where('business_id', '=', arg('businessId'))
         .where('month', '=', arg('month'))
         .as('paid_month_paise'),
+      // The contacts' credit: those holding some (a partial index; credit is used at once, so few).
+      eb
+        .selectFrom('contacts')
+        .select(sql<number>`sum(credit_paise)`.as('n'))
+        .where('business_id', '=', arg('businessId'))
+        .where('credit_paise', '>', 0)
+        .as('credit_paise'),
     ])
     .where('business_totals.business_id', '=', arg('businessId')),
 );
@@ -615,6 +624,7 @@ export async function readTotals(db: Executor, businessId: string, today: string
     paid: { count: n('paid_count'), paise: n('paid_paise') },
     paidThisMonthPaise: n('paid_month_paise'),
     contactCount: n('contact_count'),
+    creditPaise: n('credit_paise'),
   };
 }
 

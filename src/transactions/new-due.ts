@@ -57,6 +57,8 @@ export interface PreparedDues {
   readonly rows: TransactionView[];
   readonly reminders: ReminderTable[];
   readonly events: ReturnType<typeof eventRows>;
+  /** the dues' contacts that held credit when read (their new dues are settled from it) */
+  creditContacts?: ReadonlySet<string>;
 }
 
 /**

@@ -138,13 +138,3 @@ export function addContactCredit(db: Executor, contactId: string, paise: number)
     .execute();
 }
 
-/** The business's credit: the contacts holding some (a partial index; credit is used at once, so few). */
-export async function creditOf(db: Executor, businessId: string): Promise<number> {
-  const row = await db
-    .selectFrom('contacts')
-    .select(sql<number | string | null>`sum(credit_paise)`.as('n'))
-    .where('business_id', '=', businessId)
-    .where('credit_paise', '>', 0)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}

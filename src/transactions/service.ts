@@ -243,11 +243,20 @@ export class TransactionService {
    * builds a chunk while the database writes the one before (writePrepared).
    */
   prepareMany(business: BusinessRow, items: readonly { input: CreateTransactionInput; contact: ContactRow }[]) {
-    return prepareDues(
+    const prepared = prepareDues(
       business,
       items.map(({ input, contact }) => this.newDue(input, contact)),
       this.deps.clock.now(),
     );
+    const withCredit = items.filter((i) => Number(i.contact.credit_paise ?? 0) > 0).map((i) => i.contact.id);
+    if (withCredit.length > 0) prepared.creditContacts = new Set(withCredit);
+    return prepared;
+  }
+
+  /** Of written dues, those whose contact held credit when read (prepareMany): to settle from it. */
+  creditCandidates(prepared: PreparedDues, rows: readonly repo.TransactionView[]) {
+    const contacts = prepared.creditContacts;
+    return contacts === undefined ? [] : rows.filter((r) => contacts.has(r.contact_id));
   }
 
   /**
@@ -265,8 +274,10 @@ export class TransactionService {
     budget.spend(rows.length);
     // A contact holding credit never has an open balance: its new dues are settled from it at
     // once (a bulk import, whose totals are written last, does it after them: useCredit).
-    if (!totals) {
-      const settled = await useCreditIn(t, business, rows, prepared.now);
+    // Only contacts read with credit are looked at again (a create stays one write statement).
+    const candidates = this.creditCandidates(prepared, rows);
+    if (!totals && candidates.length > 0) {
+      const settled = await useCreditIn(t, business, candidates, prepared.now);
       if (settled.size > 0) rows = rows.map((r) => settled.get(r.id) ?? r);
     }
     // A first due whose date has arrived (or passed) catches its series up at once, as far as the

@@ -131,13 +131,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await contacts().addColumn('account_token', 'text').execute();
   await contacts().addColumn('language', 'text').execute();
 
-  await backfillReceipts(db);
-  await sql`update payments set receipt_id = id`.execute(db);
-  await sql`update contacts set open_paise = coalesce((
-      select sum(amount_paise - amount_paid_paise - amount_adjusted_paise) from transactions
-      where transactions.contact_id = contacts.id and transactions.open = 1), 0)`.execute(db);
-  await sql`update contacts set balance_paise = open_paise - credit_paise`.execute(db);
-  await backfillAccountTokens(db);
   await db.schema.createIndex('contacts_account_token').on('contacts').column('account_token').unique().execute();
   await db.schema
     .createIndex('contacts_business_balance')
@@ -157,6 +150,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['business_id', 'name_key', 'id'])
     .execute();
 
+  await backfillReceipts(db);
+  await sql`update payments set receipt_id = id`.execute(db);
+  // Last (PostgreSQL): updating contacts queues their data-version triggers, after which the
+  // table's indexes could not be created in this transaction.
+  await sql`update contacts set open_paise = o.paise, balance_paise = o.paise from (
+      select contact_id, sum(amount_paise - amount_paid_paise - amount_adjusted_paise) as paise from transactions
+      where open = 1 group by contact_id) o
+    where o.contact_id = contacts.id and o.paise <> 0`.execute(db);
+  await backfillAccountTokens(db);
   await createBalanceTriggers(db, t.isPostgres);
 }
 

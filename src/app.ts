@@ -9,7 +9,9 @@ import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
 import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { errors } from './errors.js';
 import { eventRoutes, eventSchemas } from './events/routes.js';
+import { homeRoutes } from './home/routes.js';
 import { authenticationHook } from './http/auth.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -21,6 +23,9 @@ import { legacyErrorHandler } from './legacy/errors.js';
 import { legacyApi } from './legacy/plugin.js';
 import { legacySchemas } from './legacy/schema.js';
 import { legacyWebhookSchemas } from './legacy/webhooks.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './lib/json-text.js';
+import { messagingRoutes } from './messaging/routes.js';
+import { Usage as MessagingUsage } from './messaging/schema.js';
 import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
@@ -79,6 +84,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    // Refused before it is parsed: nothing downstream walks a value of unbounded depth.
+    if (jsonTooDeep(body as string)) {
+      return done(errors.badRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
     return jsonParser(request, body as string, done);
   });
 
@@ -110,11 +119,14 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
+    MessagingUsage,
   ]) {
     app.addSchema(schema);
   }
   await registerOpenApi(app, config.publicBaseUrl);
   await app.register(opsRoutes);
+  // Where everything is (docs, dashboard, health), for a person who opens the server's address.
+  await app.register(homeRoutes);
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
   await app.register(whatsappWebhookRoutes);
@@ -140,6 +152,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(adjustmentRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
+      await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
     },

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_PRICES, type PriceTable, parsePriceTable } from './messaging/prices.js';
 
 /**
  * The one configuration object, validated once at start-up (PRODUCT part 1) and passed in.
@@ -32,6 +33,12 @@ export interface Config {
     readonly token: string | undefined;
     readonly appSecret: string | undefined;
     readonly verifyToken: string | undefined;
+    /** WHATSAPP_BUSINESS_ACCOUNT_ID: the WhatsApp Business Account whose templates `templates sync` manages */
+    readonly businessAccountId: string | undefined;
+    /** WHATSAPP_MESSAGES_PER_SECOND: the number's pace, shared by every business and process */
+    readonly messagesPerSecond: number;
+    /** WHATSAPP_PRICES: cost per message by pricing category, in thousandths of a paisa */
+    readonly prices: PriceTable;
   };
   /** PAYMENTS_GATEWAY (PRODUCT part 11): none, or razorpay with its keys (never logged). */
   readonly paymentsGateway: 'none' | 'razorpay';
@@ -59,6 +66,11 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** Memory for rendered responses (list pages, summaries: http/rendered.ts); 0 turns it off. */
   readonly responseCacheBytes: number;
+  /**
+   * Scheduled backups of the SQLite store (workers/scheduled-backup.ts): BACKUP_DIR, a backup every
+   * BACKUP_EVERY_HOURS, the last BACKUP_KEEP kept; undefined when BACKUP_DIR is unset.
+   */
+  readonly backups: { readonly dir: string; readonly everyHours: number; readonly keep: number } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -137,9 +149,43 @@ function trustProxy(env: Env): false | number | string[] {
   return list;
 }
 
+function prices(env: Env): PriceTable {
+  const table = parsePriceTable(optional(env, 'WHATSAPP_PRICES') ?? DEFAULT_PRICES);
+  if (typeof table === 'string') throw new ConfigError(`WHATSAPP_PRICES: ${table}`);
+  return table;
+}
+
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/**
+ * The host part of the default PUBLIC_BASE_URL: `localhost` for a loopback or every-interface
+ * listener (the address a browser on this machine opens), the address itself otherwise.
+ */
+export function urlHost(host: string): string {
+  if (['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', ''].includes(host)) return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** BACKUP_DIR, BACKUP_EVERY_HOURS, BACKUP_KEEP: all or nothing, and SQLite's only (pg_dump backs up PostgreSQL). */
+function backups(env: Env, dataDir: string, postgres: boolean): Config['backups'] {
+  const dir = optional(env, 'BACKUP_DIR');
+  const everyHours = int(env, 'BACKUP_EVERY_HOURS', 24, 1, 8760);
+  const keep = int(env, 'BACKUP_KEEP', 7, 1, 1000);
+  if (dir === undefined) {
+    for (const name of ['BACKUP_EVERY_HOURS', 'BACKUP_KEEP']) {
+      if (optional(env, name) !== undefined) throw new ConfigError(`${name} needs BACKUP_DIR (where the backups go)`);
+    }
+    return undefined;
+  }
+  if (postgres) {
+    throw new ConfigError('BACKUP_DIR backs up the SQLite store; with DATABASE_URL, back up PostgreSQL with pg_dump');
+  }
+  const resolved = path.resolve(dir);
+  if (resolved === dataDir) throw new ConfigError('BACKUP_DIR must not be DATA_DIR: a backup belongs elsewhere');
+  return { dir: resolved, everyHours, keep };
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
@@ -148,7 +194,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (chatChannel !== 'log' && chatChannel !== 'whatsapp') {
     throw new ConfigError(`CHAT_CHANNEL must be "log" or "whatsapp", got "${chatChannel}"`);
   }
-  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+  const host = env.HOST || '127.0.0.1';
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${urlHost(host)}:${port}`).replace(
     /\/+$/,
     '',
   );
@@ -158,6 +205,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     token: optional(env, 'WHATSAPP_TOKEN'),
     appSecret: optional(env, 'WHATSAPP_APP_SECRET'),
     verifyToken: optional(env, 'WHATSAPP_VERIFY_TOKEN'),
+    businessAccountId: optional(env, 'WHATSAPP_BUSINESS_ACCOUNT_ID'),
+    messagesPerSecond: int(env, 'WHATSAPP_MESSAGES_PER_SECOND', 80, 1, 1000),
+    prices: prices(env),
   };
   if (chatChannel === 'whatsapp') {
     // Without the app secret, inbound webhooks could not be verified: refuse rather than trust them.
@@ -189,11 +239,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       if (!razorpay[key]) throw new ConfigError(`PAYMENTS_GATEWAY=razorpay needs ${name}`);
     }
   }
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const config: Config = {
     port,
-    host: env.HOST || '127.0.0.1',
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    host,
+    dataDir,
+    databaseUrl,
     pgPoolMax: int(env, 'PG_POOL_MAX', 10, 1, 1000),
     pgStatementTimeoutMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
     readThreads: int(env, 'READ_THREADS', 2, 0, 64),
@@ -220,6 +272,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     trustProxy: trustProxy(env),
     metricsToken: optional(env, 'METRICS_TOKEN'),
     responseCacheBytes: int(env, 'RESPONSE_CACHE_MB', 32, 0, 65_536) * 1024 * 1024,
+    backups: backups(env, dataDir, databaseUrl !== undefined),
     ...overrides,
   };
   // PRODUCT part 16: an operator's backup of the database must not carry the key to its secrets.

@@ -1,5 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { bootstrap, onShutdownSignal } from './bootstrap.js';
+import { urlHost } from './config.js';
+import { startupLines } from './home/page.js';
 import { createJobs } from './workers/index.js';
 import { type RunningWorkers, startWorkers } from './workers/runner.js';
 
@@ -15,7 +18,15 @@ async function main() {
     workers = startWorkers(createJobs(runtime), runtime);
     logger.info('background workers running in this process');
   }
-  logger.info({ store: runtime.store.kind, port: config.port }, 'receivables API ready');
+  const { port } = app.server.address() as AddressInfo;
+  // PUBLIC_BASE_URL when given; else the address listened on (the port chosen when PORT=0).
+  const defaultBase = `http://${urlHost(config.host)}:${config.port}`;
+  const base = config.publicBaseUrl === defaultBase ? `http://${urlHost(config.host)}:${port}` : config.publicBaseUrl;
+  logger.info({ store: runtime.store.kind, port, url: base }, 'receivables API ready');
+  // For the person at the terminal, on stderr: stdout stays JSON log lines for log collectors.
+  process.stderr.write(
+    `\n${startupLines(base, runtime.store.kind === 'postgres' ? 'PostgreSQL' : 'SQLite', config.workers).join('\n')}\n\n`,
+  );
 
   onShutdownSignal(logger, async () => {
     await app.close();

@@ -14,6 +14,10 @@ import { EventService } from './events/service.js';
 import { IdempotencyStore } from './idempotency/store.js';
 import { BusinessGate } from './lib/business-gate.js';
 import type { Clock } from './lib/clock.js';
+import { Messenger } from './messaging/messenger.js';
+import { StorePace, unpaced } from './messaging/pace.js';
+import { MessagingService } from './messaging/service.js';
+import { ServiceWindow } from './messaging/window.js';
 import { createGateway } from './payments-gateway/index.js';
 import type { PaymentsGateway } from './payments-gateway/port.js';
 import { GatewayService } from './payments-gateway/service.js';
@@ -34,8 +38,12 @@ export interface Services {
   /** bulk import and export of dues (PRODUCT part 12) */
   bulk: BulkService;
   summary: SummaryService;
-  /** the chat channel port (CHAT_CHANNEL), shared by reminders and inbound replies */
+  /** the chat channel port (CHAT_CHANNEL): the adapter itself */
   channel: ChatChannel;
+  /** the channel as everything sends through it: paced, and each message recorded (messaging/) */
+  messenger: Messenger;
+  /** usage and cost of the messages sent (GET /v1/messaging/usage, the dashboard) */
+  messaging: MessagingService;
   reminders: ReminderService;
   /** "I have paid" claims, confirmed or rejected by the business (PRODUCT part 11) */
   claims: ClaimService;
@@ -109,14 +117,20 @@ export function createServices(deps: {
     },
   });
   const channel = deps.channel ?? createChannel(deps.config);
+  // The number's pace matters only when messages leave the process.
+  const pace =
+    channel.name === 'whatsapp' ? new StorePace({ db, clock, perSecond: config.whatsapp.messagesPerSecond }) : unpaced;
+  const prices = config.whatsapp.prices;
+  const messenger = new Messenger({ db, clock, channel, pace, shaper: new ServiceWindow({ db, clock, prices }) });
   const transactions = new TransactionService({ db, clock, contacts, idempotency, reads });
   const summary = new SummaryService({ db, clock });
   const reminders = new ReminderService({
     db,
     clock,
-    channel,
+    channel: messenger,
     publicBaseUrl: deps.config.publicBaseUrl,
     isPostgres,
+    pace,
   });
   const commands = new ChatCommandService({
     db,
@@ -140,13 +154,15 @@ export function createServices(deps: {
     }),
     summary,
     channel,
+    messenger,
+    messaging: new MessagingService({ db }),
     reminders,
     claims: new ClaimService({ db, clock }),
     receipts: new ReceiptService({ db, clock, contacts, idempotency }),
     adjustments: new AdjustmentService({ db, clock }),
     moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
     idempotency,
-    chatInbound: new ChatInboundService({ db, clock, channel, businesses, commands }),
+    chatInbound: new ChatInboundService({ db, clock, channel: messenger, businesses, commands, prices }),
     events: new EventService({ db, clock }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
     webhookDispatcher: new WebhookDispatcher({

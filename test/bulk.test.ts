@@ -546,7 +546,8 @@ describe('GET /v1/transactions/export', () => {
     const gone = await newDue(biz, { contact_name: 'Deleted Buyer' });
     expect((await biz.delete(`/v1/transactions/${gone.id}`)).status).toBe(200);
 
-    const expected = (query: string) => listAsCsv(biz, query);
+    // The list answers the odd payment method the store was given, outside its documented enum.
+    const expected = (query: string) => h.uncheckedResponses(() => listAsCsv(biz, query));
     const all = await exportCsv(biz);
     expect(all.rows).toHaveLength(10);
     expect(all.text).toBe(await expected(''));
@@ -647,16 +648,19 @@ describe('GET /v1/transactions/export', () => {
   it('writes the pay page address as the list API does when PUBLIC_BASE_URL itself needs quoting', async () => {
     const other = await startHarness({ now: START, env: { PUBLIC_BASE_URL: 'https://pay.example.test/a,"b"' } });
     try {
-      const biz = await other.newBusiness();
-      const due = await newDue(biz, { contact_name: 'Quoted Base' });
-      const res = await biz.get('/v1/transactions/export');
-      expect(res.status, res.text).toBe(200);
-      const [row] = parse(res.text, { columns: true }) as Record<string, string>[];
-      expect(row?.pay_page_url).toBe(due.pay_page_url);
-      expect(String(due.pay_page_url)).toMatch(/^https:\/\/pay\.example\.test\/a,"b"\/pay\/[0-9A-Za-z_-]+$/);
-      const list = await biz.get('/v1/transactions');
-      const item = list.body.data[0] as Record<string, unknown>;
-      expect(res.text).toBe(csvLine(EXPORT_COLUMNS) + csvLine(EXPORT_COLUMNS.map((c) => item[c])));
+      // A base with a double quote makes pay_page_url no URI (RFC 3986): outside the document by intent.
+      await other.uncheckedResponses(async () => {
+        const biz = await other.newBusiness();
+        const due = await newDue(biz, { contact_name: 'Quoted Base' });
+        const res = await biz.get('/v1/transactions/export');
+        expect(res.status, res.text).toBe(200);
+        const [row] = parse(res.text, { columns: true }) as Record<string, string>[];
+        expect(row?.pay_page_url).toBe(due.pay_page_url);
+        expect(String(due.pay_page_url)).toMatch(/^https:\/\/pay\.example\.test\/a,"b"\/pay\/[0-9A-Za-z_-]+$/);
+        const list = await biz.get('/v1/transactions');
+        const item = list.body.data[0] as Record<string, unknown>;
+        expect(res.text).toBe(csvLine(EXPORT_COLUMNS) + csvLine(EXPORT_COLUMNS.map((c) => item[c])));
+      });
     } finally {
       await other.close();
     }

@@ -484,7 +484,7 @@ function inboundFailingOn(
     summary,
     publicBaseUrl: h.config.publicBaseUrl,
   });
-  return new ChatInboundService({ db, clock, channel, businesses, commands });
+  return new ChatInboundService({ db, clock, channel, businesses, commands, prices: h.config.whatsapp.prices });
 }
 
 describe('a message whose effect fails is not marked seen', () => {

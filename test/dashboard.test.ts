@@ -871,18 +871,23 @@ describe("a buyer's chat replies (PRODUCT part 13)", () => {
     expect(foreign.text).not.toContain('will pay on');
   });
 
-  it('shows a business in Hindi the same replies in Hindi: every business the phone is a contact of gets them', async () => {
+  it('shows a business in Hindi its replies in Hindi; the other business with that buyer sees none of them', async () => {
     const phone = buyerPhone();
     const en = await h.newBusiness();
     const hi = await h.newBusiness({ language: 'hi' });
-    await apiDue(en, phone);
+    const enDue = await apiDue(en, phone);
     const hiDue = await apiDue(hi, phone);
+    // The reply goes to the business that wrote to the buyer (docs/whatsapp.md, replies).
+    expect((await hi.post(`/v1/transactions/${hiDue.id}/remind`, {})).body.data.sent).toBe(true);
     await sendWhatsAppMessage(h, APP_SECRET, hiDue.contact_phone, 'haan ji dekhte hain');
     const page = await (await signInByLink(h, hi.business.id)).get(`/dashboard/contacts/${hiDue.contact_id}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('इस ग्राहक के संदेश');
     expect(page.text).toContain('haan ji dekhte hain');
     expect(page.text).toContain('समझ नहीं आया: ख़ुद पढ़ें');
+    const enPage = await (await signInByLink(h, en.business.id)).get(`/dashboard/contacts/${enDue.contact_id}`);
+    expect(enPage.status).toBe(200);
+    expect(enPage.text).not.toContain('haan ji dekhte hain');
   });
 
   it("shows the due's promise with whether it was kept or broken once the promised day is over", async () => {

@@ -53,15 +53,19 @@ async function waitForReady(base: string, child: ChildProcess, logs: string[]) {
 async function spawnServer(env: Record<string, string | undefined>) {
   const port = await freePort();
   const logs: string[] = [];
+  const stdout: string[] = [];
   const child = startScript('src/server.ts', { ...env, PORT: String(port) });
-  child.stdout?.on('data', (d) => logs.push(String(d)));
+  child.stdout?.on('data', (d) => {
+    logs.push(String(d));
+    stdout.push(String(d));
+  });
   child.stderr?.on('data', (d) => logs.push(String(d)));
-  return { child, logs, base: `http://127.0.0.1:${port}` };
+  return { child, logs, stdout, base: `http://127.0.0.1:${port}` };
 }
 
 describe('the server process (npm start)', () => {
   it('serves over real HTTP with JSON logs and exits 0 on SIGTERM', async () => {
-    const { child, logs, base } = await spawnServer({
+    const { child, logs, stdout, base } = await spawnServer({
       ...storeEnv(h),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
@@ -81,8 +85,9 @@ describe('the server process (npm start)', () => {
     // The write is visible through the harness's own connection to the same store.
     expect((await biz.get('/v1/transactions')).body.total).toBe(1);
 
-    // Logs are JSON lines, with the request id, and never carry the API key.
-    const lines = logs.join('').split('\n').filter(Boolean);
+    // Logs are JSON lines on stdout (stderr has the start-up lines for people), with the request
+    // id, and never carry the API key.
+    const lines = stdout.join('').split('\n').filter(Boolean);
     const parsed = lines.map((l) => JSON.parse(l));
     expect(parsed.some((l) => l.reqId === created.headers.get('x-request-id'))).toBe(true);
     expect(logs.join('')).not.toContain(biz.apiKey);

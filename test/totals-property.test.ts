@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDate } from '../src/lib/dates.js';
+import { verifyStore } from '../src/ops/verify/index.js';
 import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
 import { payRest } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -177,6 +178,8 @@ describe('totals under any sequence of changes', () => {
         for (const [contactId, balances] of expected.contacts) {
           expect((await biz.get(`/v1/contacts/${contactId}`)).body.data).toMatchObject(balances);
         }
+        // Every kept figure (totals, per-day and per-month aggregates, dues' balances) as `verify` recomputes it.
+        expect(await verifiedDifferences(biz.business.id)).toEqual([]);
       }),
       { numRuns: 15 },
     );
@@ -216,5 +219,10 @@ describe('totals under any sequence of changes', () => {
     for (const [contactId, balances] of expected.contacts) {
       expect((await biz.get(`/v1/contacts/${contactId}`)).body.data).toMatchObject(balances);
     }
+    expect(await verifiedDifferences(biz.business.id)).toEqual([]);
   });
 });
+
+async function verifiedDifferences(businessId: string) {
+  return (await verifyStore(h.store.db, { businessId, integrity: false })).differences;
+}

@@ -88,4 +88,36 @@ describe('a delivery storm', () => {
       .executeTakeFirstOrThrow();
     expect(Number(delivered.n)).toBe(EVENTS);
   });
+
+  it('loses nothing when a replay of the whole storm is queued in the middle of it', async () => {
+    sent.length = 0;
+    const biz = await h.newBusiness();
+    const { endpoint, eventIds } = await storm(biz);
+    let replayed = false;
+    during = async (n) => {
+      if (n !== 10) return;
+      const res = await biz.post(`/v1/webhooks/${endpoint.id}/replay`, { since: START });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ queued: EVENTS, truncated: false });
+      replayed = true;
+    };
+    await h.services.webhookDispatcher.run(new AbortController().signal, { concurrency: 8 });
+    during = undefined;
+
+    expect(replayed).toBe(true);
+    // Every event went out; the ten sent before the replay was asked for (the tenth still in
+    // flight) went out again after it: every attempt is answered 200, so only the replay resends.
+    const before = new Set(sent.slice(0, 10).map((r) => r.headers['webhook-id']));
+    const after = new Set(sent.slice(10).map((r) => r.headers['webhook-id']));
+    expect(before.size).toBe(10);
+    expect(new Set([...before, ...after])).toEqual(new Set(eventIds));
+    for (const id of before) expect(after.has(id), `event ${id} sent again after the replay`).toBe(true);
+    const left = await h.store.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'next_attempt_at'])
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(left).toHaveLength(EVENTS);
+    expect(left.every((d) => d.status === 'delivered' && d.next_attempt_at === null)).toBe(true);
+  });
 });

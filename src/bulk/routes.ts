@@ -106,7 +106,16 @@ export async function bulkRoutes(app: App) {
         description:
           'Every due matching the list filters as text/csv: a header row, then every column of the Transaction (amounts in paise) in the list order. A cell starting with =, +, -, @ (or tab, CR) is written with a leading apostrophe so that a spreadsheet shows it as text. The file imports back as it is.',
         querystring: ExportQuery,
-        response: { ...errorResponses() },
+        response: {
+          200: {
+            description: 'The dues as CSV (UTF-8, CRLF line ends), streamed',
+            headers: {
+              'Content-Disposition': Type.String({ description: 'attachment; filename="transactions.csv"' }),
+            },
+            content: { 'text/csv': { schema: Type.String({ description: 'a header row, then one row per due' }) } },
+          },
+          ...errorResponses(),
+        },
       },
     },
     async (request, reply) => {

@@ -34,10 +34,26 @@ export interface SendResult {
   messageId: string;
 }
 
+/** Why a message is sent: kept with it (src/messaging/), and the only purposes there are. */
+export type MessagePurpose = 'reminder' | 'reply' | 'sign_in_code' | 'notice';
+
+/**
+ * Whom a message concerns. The adapters ignore it; the messenger (src/messaging/messenger.ts), which
+ * wraps the adapter, records the message with it so that statuses and replies find their business.
+ */
+export interface MessageContext {
+  purpose: MessagePurpose;
+  businessId: string | null;
+  contactId?: string | null;
+  reminderId?: string | null;
+  /** the sending pace was already taken for it (the reminder scheduler takes it per batch) */
+  paced?: boolean;
+}
+
 export interface ChatChannel {
   readonly name: 'log' | 'whatsapp';
   /** Resolves once the provider accepted the message; rejects with a ChannelError otherwise. */
-  send(message: ChatMessage): Promise<SendResult>;
+  send(message: ChatMessage, context?: MessageContext): Promise<SendResult>;
 }
 
 /** A chat message someone sent to the service's number. */
@@ -47,6 +63,8 @@ export interface InboundMessage {
   /** the sender's phone, digits with the country code */
   from: string;
   text: string;
+  /** the id of the message this one answers (WhatsApp's context.id, set when the buyer replies to it) */
+  contextId?: string;
 }
 
 /** A delivery status of a message the service sent. */
@@ -54,6 +72,12 @@ export interface InboundStatus {
   messageId: string;
   status: string;
   error: string | null;
+  /** the Cloud API's error code of a failed message (e.g. 131026, 131047, 131050) */
+  errorCode: number | null;
+  /** pricing.category: utility, marketing, authentication, service */
+  category: string | null;
+  /** pricing.billable; null when the status carries no pricing */
+  billable: boolean | null;
 }
 
 /**

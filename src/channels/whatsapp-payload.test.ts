@@ -15,6 +15,13 @@ describe('parseWhatsAppPayload', () => {
                   { from: '919876543210', id: 'wamid.1', type: 'text', text: { body: 'STOP' } },
                   { from: '+91 98765 43211', id: 'wamid.2', type: 'button', button: { text: 'Stop', payload: 'x' } },
                   { from: '919876543212', id: 'wamid.3', type: 'image', image: { id: 'm' } },
+                  {
+                    from: '919876543213',
+                    id: 'wamid.4',
+                    type: 'text',
+                    text: { body: 'kal dunga' },
+                    context: { from: '15550001111', id: 'wamid.ours' },
+                  },
                 ],
               },
             },
@@ -27,6 +34,17 @@ describe('parseWhatsAppPayload', () => {
                 statuses: [
                   { id: 'wamid.9', status: 'read' },
                   { id: 'wamid.8', status: 'failed', errors: [{ code: 131026, title: 'Message undeliverable' }] },
+                  {
+                    id: 'wamid.7',
+                    status: 'delivered',
+                    pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
+                  },
+                  {
+                    id: 'wamid.6',
+                    status: 'sent',
+                    pricing: { category: 'Bad Category!' },
+                    errors: [{ code: '131026' }],
+                  },
                   { status: 'sent' },
                 ],
               },
@@ -39,10 +57,27 @@ describe('parseWhatsAppPayload', () => {
       messages: [
         { id: 'wamid.1', from: '919876543210', text: 'STOP' },
         { id: 'wamid.2', from: '919876543211', text: 'Stop' },
+        { id: 'wamid.4', from: '919876543213', text: 'kal dunga', contextId: 'wamid.ours' },
       ],
       statuses: [
-        { messageId: 'wamid.9', status: 'read', error: null },
-        { messageId: 'wamid.8', status: 'failed', error: 'Message undeliverable' },
+        { messageId: 'wamid.9', status: 'read', error: null, errorCode: null, category: null, billable: null },
+        {
+          messageId: 'wamid.8',
+          status: 'failed',
+          error: 'Message undeliverable',
+          errorCode: 131026,
+          category: null,
+          billable: null,
+        },
+        {
+          messageId: 'wamid.7',
+          status: 'delivered',
+          error: null,
+          errorCode: null,
+          category: 'utility',
+          billable: true,
+        },
+        { messageId: 'wamid.6', status: 'sent', error: null, errorCode: null, category: null, billable: null },
       ],
     });
   });

@@ -2,8 +2,8 @@ import type { InboundMessage, InboundStatus } from './channel.js';
 
 /**
  * Meta's webhook payload (object "whatsapp_business_account"): entry[].changes[].value holds
- * messages[] (from, id, text.body, or button.text for a quick-reply button) and statuses[] (id,
- * status, errors[]). Anything else (other fields, media messages) is ignored: Meta adds fields over
+ * messages[] (from, id, text.body, or button.text for a quick-reply button, context.id when it
+ * answers one of ours) and statuses[] (id, status, errors[].code, pricing.category and billable). Anything else (other fields, media messages) is ignored: Meta adds fields over
  * time and the webhook must keep answering 200.
  */
 export function parseWhatsAppPayload(payload: unknown): { messages: InboundMessage[]; statuses: InboundStatus[] } {
@@ -16,14 +16,29 @@ export function parseWhatsAppPayload(payload: unknown): { messages: InboundMessa
         const id = text(field(m, 'id'));
         const from = text(field(m, 'from'))?.replace(/\D/g, '');
         const body = text(field(field(m, 'text'), 'body')) ?? text(field(field(m, 'button'), 'text'));
-        if (id && from && body !== undefined) messages.push({ id, from, text: body });
+        const contextId = text(field(field(m, 'context'), 'id'))?.replace(/\0/g, '');
+        if (id && from && body !== undefined) messages.push({ id, from, text: body, ...(contextId && { contextId }) });
       }
       for (const s of list(field(value, 'statuses'))) {
         const messageId = text(field(s, 'id'));
         const status = text(field(s, 'status'));
         const firstError = list(field(s, 'errors'))[0];
         const error = text(field(firstError, 'title')) ?? text(field(firstError, 'message')) ?? null;
-        if (messageId && status) statuses.push({ messageId, status, error });
+        const code = field(firstError, 'code');
+        const errorCode = typeof code === 'number' && Number.isSafeInteger(code) ? code : null;
+        const pricing = field(s, 'pricing');
+        const category = text(field(pricing, 'category')) ?? '';
+        const billable = field(pricing, 'billable');
+        if (messageId && status) {
+          statuses.push({
+            messageId,
+            status,
+            error,
+            errorCode,
+            category: /^[a-z_]{1,40}$/.test(category) ? category : null,
+            billable: typeof billable === 'boolean' ? billable : null,
+          });
+        }
       }
     }
   }

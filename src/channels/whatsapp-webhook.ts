@@ -1,8 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
+import { parseRawJson } from '../http/body.js';
 import { errorResponses } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { holdsNul } from '../lib/json-text.js';
 import { parseWhatsAppPayload } from './whatsapp-payload.js';
 
 const PATH = '/channels/whatsapp/webhook';
@@ -54,7 +56,13 @@ export async function whatsappWebhookRoutes(app: App) {
         description:
           'Answers hub.challenge as text/plain when hub.mode is subscribe and hub.verify_token equals WHATSAPP_VERIFY_TOKEN; 403 otherwise.',
         querystring: VerifyQuery,
-        response: { 200: Type.String(), ...errorResponses(403) },
+        response: {
+          200: {
+            description: 'hub.challenge, echoed',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {
@@ -91,11 +99,12 @@ export async function whatsappWebhookRoutes(app: App) {
       if (!appSecret || !validHubSignature(raw, typeof header === 'string' ? header : undefined, appSecret)) {
         throw errors.unauthorized('missing or invalid X-Hub-Signature-256');
       }
-      let payload: unknown;
-      try {
-        payload = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw errors.badRequest('request body is not valid JSON');
+      const payload = parseRawJson(raw);
+      // PostgreSQL keeps no NUL in text, and no message or payment carries one: acknowledged and
+      // ignored (not retried), like any other signed payload there is nothing to do with.
+      if (holdsNul(payload)) {
+        request.log.warn('signed webhook payload holds a NUL character: ignored');
+        return { received: true };
       }
       const replyFailures = await chatInbound.handle(parseWhatsAppPayload(payload));
       for (const failure of replyFailures) {

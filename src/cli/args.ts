@@ -28,6 +28,9 @@ export const OPTIONS = {
   status: { type: 'string' },
   id: { type: 'string' },
   limit: { type: 'string' },
+  out: { type: 'string' },
+  from: { type: 'string' },
+  contact: { type: 'string' },
 } as const;
 
 export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];

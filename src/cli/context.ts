@@ -2,6 +2,7 @@ import type { BusinessService } from '../businesses/service.js';
 import type { ChatChannel } from '../channels/channel.js';
 import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
+import type { Clock } from '../lib/clock.js';
 import type { Services } from '../services.js';
 import type { CliIo } from './io.js';
 
@@ -21,8 +22,8 @@ export interface CliContext {
   store(opts: { writes: boolean }): Promise<Store>;
   /** the businesses and their keys only */
   businesses(opts: { writes: boolean }): Promise<BusinessService>;
-  /** every service, as the server wires them (the chat channel may be given) */
-  services(opts: { writes: boolean; channel?: ChatChannel }): Promise<Services>;
+  /** every service, as the server wires them (the chat channel and the clock may be given) */
+  services(opts: { writes: boolean; channel?: ChatChannel; clock?: Clock }): Promise<Services>;
 }
 
 export class StoreNotReadyError extends Error {}
@@ -78,14 +79,19 @@ export function createContext(
       ]);
       return new BusinessService({ db, clock: systemClock });
     },
-    async services({ writes, channel }: { writes: boolean; channel?: ChatChannel }) {
+    async services({ writes, channel, clock }: { writes: boolean; channel?: ChatChannel; clock?: Clock }) {
       if (services) return services;
       const store = await ctx.store({ writes });
       const [{ createServices }, { systemClock }] = await Promise.all([
         import('../services.js'),
         import('../lib/clock.js'),
       ]);
-      services = createServices({ store, clock: systemClock, config: await ctx.config(), ...(channel && { channel }) });
+      services = createServices({
+        store,
+        clock: clock ?? systemClock,
+        config: await ctx.config(),
+        ...(channel && { channel }),
+      });
       return services;
     },
     async close() {

@@ -64,7 +64,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const { default: command } = await found.entry.load();
     const result = await command.run(values, ctx);
     if (result) io.out(json ? JSON.stringify(result.json) : result.text);
-    return 0;
+    return result?.exitCode ?? 0;
   } catch (error) {
     return fail(error, json);
   } finally {

@@ -97,14 +97,17 @@ export class DashboardAuth {
       limited = false;
       // An approved authentication template: the owner has usually not written to the service's
       // number in the last 24 hours, and WhatsApp delivers nothing else to start a conversation.
-      await this.deps.channel.send({
-        kind: 'template',
-        to: phone,
-        template: SIGN_IN_TEMPLATE,
-        language: business.language,
-        parameters: [code],
-        copyCode: code,
-      });
+      await this.deps.channel.send(
+        {
+          kind: 'template',
+          to: phone,
+          template: SIGN_IN_TEMPLATE,
+          language: business.language,
+          parameters: [code],
+          copyCode: code,
+        },
+        { purpose: 'sign_in_code', businessId: business.id },
+      );
     }
     if (limited) return { kind: 'rate_limited', retryAfterSeconds: 3600 };
     return { kind: 'sent' };

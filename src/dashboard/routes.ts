@@ -22,7 +22,7 @@ export async function dashboardRoutes(app: App) {
   const auth = new DashboardAuth({
     db: store.db,
     clock,
-    channel: services.channel,
+    channel: services.messenger,
     rateLimits,
     publicBaseUrl: config.publicBaseUrl,
   });

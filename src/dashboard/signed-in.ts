@@ -25,12 +25,14 @@ export async function signedInRoutes(app: App) {
     const v = viewOf(request);
     const { business } = v;
     const today = transactions.today(business);
-    const [totals, aging, overdue, claims, unapplied] = await Promise.all([
+    const month = services.messaging.currentMonth(business, app.deps.clock.now());
+    const [totals, aging, overdue, claims, unapplied, reminders] = await Promise.all([
       services.summary.get(business),
       services.summary.aging(business),
       transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
       services.claims.listPending(business, { limit: 10, offset: 0 }),
       services.moneyIn.listUnapplied(business, { limit: 5, offset: 0 }),
+      services.messaging.remindersReturn(business, month),
     ]);
     return sendPage(
       reply,
@@ -57,6 +59,7 @@ export async function signedInRoutes(app: App) {
             balance: balanceOf(r),
           })),
           overdueTotal: overdue.total,
+          reminders,
           claims: claims.map((c) => ({
             transaction_id: c.transactionId,
             contact_name: c.contactName,

@@ -344,6 +344,51 @@ export interface BuyerReplyTable {
   received_at: string;
 }
 
+/** One message the service sent through the chat channel (src/messaging/). */
+export interface ChatMessageTable {
+  id: string;
+  /** the provider's id (WhatsApp's wamid): statuses and replies refer to it */
+  provider_message_id: string;
+  /** the business it was sent for; null for none */
+  business_id: string | null;
+  /** the contact it was sent to, when it went to a buyer */
+  contact_id: string | null;
+  reminder_id: string | null;
+  /** the recipient's phone, digits with the country code */
+  phone: string;
+  /** reminder, reply, sign_in_code, notice */
+  purpose: string;
+  /** template or text */
+  kind: string;
+  template: string | null;
+  /** the pricing category the status webhook reported (utility, marketing, authentication, service) */
+  category: string | null;
+  /** its cost from the price table, in thousandths of a paisa */
+  cost_millipaise: number;
+  /** sent, delivered, read, failed */
+  delivery: string | null;
+  /** the Cloud API's error code of a failed message */
+  error_code: number | null;
+  sent_at: string;
+  updated_at: string;
+}
+
+/** What WhatsApp told us about a phone. */
+export interface ChatPhoneTable {
+  phone: string;
+  /** when the phone last wrote to the service's number: opens the 24-hour customer-service window */
+  last_inbound_at: string | null;
+  /** set when WhatsApp answered that the phone cannot receive messages (131026) */
+  unreachable_at: string | null;
+}
+
+/** The shared token bucket that paces sending through the number. */
+export interface ChatSendPaceTable {
+  name: string;
+  tokens: number;
+  updated_at: string;
+}
+
 export interface WebhookEndpointTable {
   id: string;
   business_id: string;
@@ -453,6 +498,9 @@ export interface Database {
   reminders: ReminderTable;
   chat_opt_outs: ChatOptOutTable;
   chat_inbound_messages: ChatInboundMessageTable;
+  chat_messages: ChatMessageTable;
+  chat_phones: ChatPhoneTable;
+  chat_send_pace: ChatSendPaceTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;

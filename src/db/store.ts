@@ -8,6 +8,7 @@ import { KEYS_CHANNEL } from './migrations/2026-11-24T08-00_data-version-at-comm
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
+import { type BackupResult, backupSqlite } from './sqlite/backup.js';
 import { openSqlite, type StorageSeams } from './sqlite/open.js';
 import { poolDatabase, type ReadHold, ReadPool } from './sqlite/read-pool.js';
 
@@ -41,6 +42,11 @@ export interface Store {
   readonly changeStamp?: () => string;
   /** Whether the store answers, as this process sees it (db/health.ts): /readyz, metrics, logs. */
   readonly health: StoreHealth;
+  /**
+   * SQLite: a consistent copy of the store written to `out` while it keeps serving and writing
+   * (db/sqlite/backup.ts). PostgreSQL: absent (pg_dump makes its backups).
+   */
+  readonly backup?: (out: string) => Promise<BackupResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -163,6 +169,7 @@ export function openStore(
     otherCommits: () => driver.dataVersion(),
     changeStamp: () => `${driver.dataVersion()}:${driver.durability.commits}`,
     health,
+    backup: (out) => backupSqlite(path.join(config.dataDir, 'receivables.db'), out),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { ref, Timestamp, Uuid } from '../http/schemas.js';
-import { EventName } from '../webhooks/schema.js';
+import { EVENT_TYPES } from '../outbox/events.js';
+
+/** An event name (the seven webhooks can subscribe to). */
+const EventName = Type.String({ enum: [...EVENT_TYPES], description: 'an event name' });
 
 export const Event = Type.Object(
   {

@@ -74,6 +74,17 @@ export function createMetrics() {
       help: 'Rate-limit hits counted by this process alone while the Redis breaker was open',
       registers: [registry],
     }),
+    backups: new Counter({
+      name: 'backups_total',
+      help: 'Scheduled backups of the SQLite store by outcome (taken, failed)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    lastBackup: new Gauge({
+      name: 'backup_last_success_timestamp_seconds',
+      help: 'When the last scheduled backup was taken (Unix seconds); alert when it is older than twice the interval',
+      registers: [registry],
+    }),
     /** Register a gauge whose value is read (e.g. from the store) when Prometheus scrapes. */
     lagGauge(name: string, help: string, read: () => Promise<number>) {
       return new Gauge({

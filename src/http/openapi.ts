@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyRequest } from 'fastify';
 import type { App } from './types.js';
 
 type OpenApiDocument = {
@@ -49,6 +50,18 @@ export async function registerOpenApi(app: App, publicBaseUrl: string) {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Served with the origin the document was fetched from as its server, so that /docs' "Try it
+  // out" calls the same host and port the page was opened on (localhost, 127.0.0.1, a LAN
+  // address, a proxy's name): same-origin requests, no CORS, whatever PUBLIC_BASE_URL says.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    transformSpecificationClone: false,
+    transformSpecification: (doc, request) => servedFrom(doc, request),
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) => servedFrom(app.swagger(), request));
+}
+
+function servedFrom<T extends object>(doc: T, request: FastifyRequest): T {
+  return { ...doc, servers: [{ url: `${request.protocol}://${request.host}` }] };
 }

@@ -7,11 +7,16 @@ import type { TextKind } from '../lib/text.js';
  * document.
  */
 
-/** `T | null` as a JSON Schema type array: OpenAPI 3.1 style, and fast to serialise. */
-export function Nullable<T extends TSchema & { type: string }>(schema: T) {
+/**
+ * `T | null` as a JSON Schema type array: OpenAPI 3.1 style, and fast to serialise. An enum takes
+ * null among its values too: `enum` is checked on its own, so without it strict validators refuse
+ * every null.
+ */
+export function Nullable<T extends TSchema & { type: string; enum?: unknown[] }>(schema: T) {
   return Type.Unsafe<Static<T> | null>({
     ...schema,
     type: [schema.type, 'null'],
+    ...(schema.enum && { enum: [...schema.enum, null] }),
   });
 }
 

@@ -120,8 +120,22 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
+/** Dates run in the years MIN_YEAR-MAX_YEAR: nothing is scheduled after this day. */
+export const LAST_DATE = `${MAX_YEAR}-12-31`;
+
+/** The date `days` later (earlier when negative). Within the years 1900-9999 only: see dateAfter. */
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * addDays for a date that comes from input (a due date, a promised date): null when the result
+ * would fall after LAST_DATE (year 10000 is no YYYY-MM-DD date, and no time either store keeps),
+ * so that whatever it was for is simply not scheduled.
+ */
+export function dateAfter(date: string, days: number): string | null {
+  const next = addDays(date, days);
+  return /^\d{4}-/.test(next) && next <= LAST_DATE ? next : null;
 }
 
 /** SPEC part 1: a due_date in a response is 00:00:00 UTC of that day. */

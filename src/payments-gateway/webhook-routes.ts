@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
+import { parseRawJson } from '../http/body.js';
 import { errorResponses } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { holdsNul } from '../lib/json-text.js';
 import { paymentOfWebhook, validRazorpaySignature } from './razorpay.js';
 
 const PATH = '/channels/razorpay/webhook';
@@ -40,11 +42,12 @@ export async function razorpayWebhookRoutes(app: App) {
       if (!secret || !validRazorpaySignature(raw, typeof header === 'string' ? header : undefined, secret)) {
         throw errors.unauthorized('missing or invalid X-Razorpay-Signature');
       }
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw errors.badRequest('request body is not valid JSON');
+      const body = parseRawJson(raw);
+      // PostgreSQL keeps no NUL in text, and no message or payment carries one: acknowledged and
+      // ignored (not retried), like any other signed payload there is nothing to do with.
+      if (holdsNul(body)) {
+        request.log.warn('signed webhook payload holds a NUL character: ignored');
+        return { received: true };
       }
       const report = paymentOfWebhook(body);
       if (!report) {

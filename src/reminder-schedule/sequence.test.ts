@@ -40,6 +40,13 @@ describe('sequenceFor', () => {
 
 describe('stepView', () => {
   const base = { template: 'reminder_final', scheduled_for: '2030-04-09T04:30:00.000Z' };
+  it('shows the delivery of a step that went out, and none of one that did not', () => {
+    expect(stepView({ ...base, status: 'sent', reason: null, delivery_status: 'read' }).delivery).toBe('read');
+    expect(stepView({ ...base, status: 'sent', reason: null, delivery_status: null }).delivery).toBeNull();
+    expect(stepView({ ...base, status: 'sent', reason: null, delivery_status: 'bogus' }).delivery).toBeNull();
+    expect(stepView({ ...base, status: 'cancelled', reason: 'paid', delivery_status: 'sent' }).delivery).toBeNull();
+  });
+
   it.each([
     ['sent', null, 'sent', null],
     ['sending', null, 'scheduled', null],
@@ -52,6 +59,11 @@ describe('stepView', () => {
     ['cancelled', null, 'skipped', null],
     ['failed', 'channel_error: down', 'skipped', 'channel_error: down'],
   ])('shows a stored %s (%s) as %s (%s)', (status, reason, shown, shownReason) => {
-    expect(stepView({ ...base, status, reason })).toEqual({ ...base, status: shown, reason: shownReason });
+    expect(stepView({ ...base, status, reason })).toEqual({
+      ...base,
+      status: shown,
+      reason: shownReason,
+      delivery: null,
+    });
   });
 });

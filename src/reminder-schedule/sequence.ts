@@ -1,4 +1,4 @@
-import { addDays, daysBetween, instantAt } from '../lib/dates.js';
+import { dateAfter, daysBetween, instantAt } from '../lib/dates.js';
 
 /** The four WhatsApp templates (README lists their bodies; each takes the same five parameters). */
 export const REMINDER_TEMPLATES = [
@@ -65,10 +65,14 @@ export interface SequenceStep {
  */
 export function sequenceFor(timezone: string, dueDate: string, stepsText: string): SequenceStep[] {
   const offsets = parseReminderSteps(stepsText) ?? (parseReminderSteps(DEFAULT_REMINDER_STEPS) as number[]);
-  const moments = offsets.map((offset) => instantAt(timezone, addDays(dueDate, offset), STEP_HOUR, 0));
-  return offsets.map((offset, i) => ({
+  // A step whose day would fall after 9999-12-31 is not scheduled (a due dated at the very end).
+  const days = offsets
+    .map((offset) => ({ offset, day: dateAfter(dueDate, offset) }))
+    .filter((d): d is { offset: number; day: string } => d.day !== null);
+  const moments = days.map(({ day }) => instantAt(timezone, day, STEP_HOUR, 0));
+  return days.map(({ offset, day }, i) => ({
     offset,
-    template: chooseTemplate(dueDate, addDays(dueDate, offset)),
+    template: chooseTemplate(dueDate, day),
     at: moments[i] as Date,
     until: moments[i + 1] ?? null,
   }));

@@ -5,11 +5,12 @@ import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus
 import type { ChatCommandService } from '../chat-commands/service.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import type { PriceTable } from '../messaging/prices.js';
+import { DELIVERY_RANK, markInbound } from '../messaging/repository.js';
+import { answersBuyerMessage, replyTarget } from '../messaging/routing.js';
+import { applyStatus } from '../messaging/statuses.js';
 import { recordBuyerReply } from './promises.js';
 import * as repo from './repository.js';
-
-/** Delivery statuses only move forward (Meta can deliver "read" before "delivered"). */
-const DELIVERY_RANK: Record<string, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
 
 export type Command = 'stop' | 'start' | 'api_key';
 
@@ -38,9 +39,11 @@ export class ChatInboundService {
     private readonly deps: {
       db: Db;
       clock: Clock;
+      /** the messenger (messaging/messenger.ts): replies are paced and recorded like any message */
       channel: ChatChannel;
       businesses: BusinessService;
       commands: ChatCommandService;
+      prices: PriceTable;
     },
   ) {}
 
@@ -64,6 +67,8 @@ export class ChatInboundService {
 
   private async handleMessage(message: InboundMessage): Promise<void> {
     const { db } = this.deps;
+    // The phone can receive, and its 24-hour window is open (messaging/window.ts).
+    await markInbound(db, message.from, this.deps.clock.now().toISOString());
     const command = parseCommand(message.text);
     if (command === null) {
       if (!(await this.ownerCommand(message))) await this.buyerReply(message);
@@ -124,6 +129,8 @@ export class ChatInboundService {
     const { db, channel, commands } = this.deps;
     const owners = await findBusinessesByPhone(db, message.from);
     if (owners.length === 0) return false;
+    // An owner who is also another business's buyer answers that business's reminder: a reply.
+    if (await answersBuyerMessage(db, message)) return false;
     if (await this.seen(message)) return true;
     const [business] = owners;
     const reply =
@@ -131,15 +138,22 @@ export class ChatInboundService {
         ? await commands.handle(business, message)
         : `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
     if (!(await this.firstDelivery(db, message))) return true;
-    await channel.send({ kind: 'text', to: message.from, text: reply });
+    await channel.send(
+      { kind: 'text', to: message.from, text: reply },
+      { purpose: 'reply', businessId: owners.length === 1 ? (business?.id ?? null) : null },
+    );
     return true;
   }
 
-  /** PRODUCT part 13: any other message is a buyer's reply (promises.ts), seen once. */
+  /**
+   * PRODUCT part 13: any other message is a buyer's reply (promises.ts), seen once, for the one
+   * business it is meant for (messaging/routing.ts); a reply meant for none is only marked seen.
+   */
   private async buyerReply(message: InboundMessage): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
       if (!(await this.firstDelivery(trx, message))) return;
-      await recordBuyerReply(trx, message, this.deps.clock.now());
+      const target = await replyTarget(trx, message);
+      if (target) await recordBuyerReply(trx, message, target, this.deps.clock.now());
     });
   }
 
@@ -160,30 +174,39 @@ export class ChatInboundService {
     const { businesses, channel } = this.deps;
     for (const business of await findBusinessesByPhone(this.deps.db, phone)) {
       if (!businesses.hasApiAccess(business)) {
-        await channel.send({
-          kind: 'text',
-          to: phone,
-          text: `${business.name}: API access comes with an active business plan, so no API key was issued.`,
-        });
+        await channel.send(
+          {
+            kind: 'text',
+            to: phone,
+            text: `${business.name}: API access comes with an active business plan, so no API key was issued.`,
+          },
+          { purpose: 'reply', businessId: business.id },
+        );
         continue;
       }
       const issued = await businesses.issueChatKey(business.id);
-      await channel.send({ kind: 'text', to: phone, text: chatKeyText(business.name, issued) });
+      await channel.send(
+        { kind: 'text', to: phone, text: chatKeyText(business.name, issued) },
+        { purpose: 'reply', businessId: business.id },
+      );
     }
   }
 
+  /** The message's own record (messaging/statuses.ts), then the reminder it was, if any. */
   private async recordStatus(status: InboundStatus): Promise<void> {
+    const { db, clock, prices } = this.deps;
+    await applyStatus({ db, clock, prices }, status);
     const rank = DELIVERY_RANK[status.status];
     if (rank === undefined) return;
-    const reminder = await repo.findByProviderMessageId(this.deps.db, status.messageId);
+    const reminder = await repo.findByProviderMessageId(db, status.messageId);
     if (!reminder) return;
     if ((DELIVERY_RANK[reminder.delivery_status ?? ''] ?? 0) >= rank) return;
     await repo.setDeliveryStatus(
-      this.deps.db,
+      db,
       reminder.id,
       status.status,
       status.status === 'failed' ? `delivery_failed: ${status.error ?? 'unknown'}`.slice(0, 500) : null,
-      this.deps.clock.now().toISOString(),
+      clock.now().toISOString(),
     );
   }
 }

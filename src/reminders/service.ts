@@ -4,8 +4,10 @@ import { ChannelError, type ChatChannel } from '../channels/channel.js';
 import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { addDays, instantAt, localDate } from '../lib/dates.js';
+import { dateAfter, instantAt, LAST_DATE, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
+import { type SendPace, unpaced } from '../messaging/pace.js';
+import { isUnreachable } from '../messaging/repository.js';
 import { recordEvent } from '../outbox/events.js';
 import { AUTOMATIC_HOUR } from '../reminder-schedule/schedule.js';
 import { findTransaction, type TransactionView } from '../transactions/repository.js';
@@ -35,7 +37,7 @@ type AutomaticHold = HoldReason | 'promised';
 /** A sender holds its reminder this long; after that a crashed sender's reminder is taken over. */
 export const LEASE_MS = 5 * 60_000;
 /** How many automatic reminders one worker sends at once. */
-const SENDS_IN_FLIGHT = 4;
+const SENDS_IN_FLIGHT = 8;
 /** Channel failures of an automatic reminder are retried after these delays, then it fails. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000];
 
@@ -61,9 +63,12 @@ export class ReminderService {
     private readonly deps: {
       db: Db;
       clock: Clock;
+      /** the messenger (messaging/messenger.ts): records each message and charges the pace */
       channel: ChatChannel;
       publicBaseUrl: string;
       isPostgres: boolean;
+      /** the number's sending pace (messaging/pace.ts), taken per batch by runDue */
+      pace?: SendPace;
     },
   ) {}
 
@@ -108,7 +113,7 @@ export class ReminderService {
     if (!decided.ready) return { sent: false, reason: decided.reason, template: decided.template };
 
     try {
-      await this.sendAndRecord(decided.ready);
+      await this.sendAndRecord(decided.ready, { manual: true });
     } catch (error) {
       await repo.updateLeasedReminder(db, decided.ready.reminderId, leaseId, {
         status: 'failed',
@@ -133,7 +138,24 @@ export class ReminderService {
     signal: AbortSignal,
     options: { limit?: number; businessId?: string } = {},
   ): Promise<AutomaticOutcome[]> {
-    const { db, clock, isPostgres } = this.deps;
+    return (await this.runDueBatch(signal, options)).outcomes;
+  }
+
+  /**
+   * runDue, and how long to wait before the next batch when the number's pace (messaging/pace.ts)
+   * held steps back (0 otherwise). Tokens are taken before steps are claimed, so a step the pace
+   * holds stays scheduled, untouched, for the next batch: late by the wait, never skipped. The
+   * claim reads the steps that are due by their index: the cost is O(steps due), never
+   * O(businesses).
+   */
+  async runDueBatch(
+    signal: AbortSignal,
+    options: { limit?: number; businessId?: string } = {},
+  ): Promise<{ outcomes: AutomaticOutcome[]; waitMs: number }> {
+    const { db, clock, isPostgres, pace = unpaced } = this.deps;
+    const limit = options.limit ?? 20;
+    const { granted, waitMs } = await pace.take(limit);
+    if (granted === 0) return { outcomes: [], waitMs };
     const now = clock.now();
     const leaseId = randomToken();
     const ids = await db.transaction().execute(async (trx) => {
@@ -142,7 +164,7 @@ export class ReminderService {
         now: now.toISOString(),
         leaseId,
         lockedUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
-        limit: options.limit ?? 20,
+        limit: granted,
         businessId: options.businessId,
         isPostgres,
       });
@@ -161,8 +183,16 @@ export class ReminderService {
         if (outcome !== null) outcomes.push(outcome);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(SENDS_IN_FLIGHT, ids.length) }, sender));
-    return outcomes;
+    try {
+      await Promise.all(Array.from({ length: Math.min(SENDS_IN_FLIGHT, ids.length) }, sender));
+    } finally {
+      // Tokens taken for steps that did not go out (none due, held back, paid meanwhile) go back.
+      await pace.refund(
+        granted - outcomes.filter((o) => o === 'sent' || o === 'channel_error' || o === 'failed').length,
+      );
+    }
+    // Fewer steps than tokens: nothing is waiting on the pace.
+    return { outcomes, waitMs: ids.length < granted ? 0 : waitMs };
   }
 
   private async attemptAutomatic(id: string, leaseId: string): Promise<AutomaticOutcome | null> {
@@ -229,7 +259,7 @@ export class ReminderService {
     if (decided === null || typeof decided === 'string') return decided;
 
     try {
-      await this.sendAndRecord(decided.ready);
+      await this.sendAndRecord(decided.ready, { manual: false });
       return 'sent';
     } catch (error) {
       const delay = RETRY_DELAYS_MS[decided.attempts - 1];
@@ -248,14 +278,28 @@ export class ReminderService {
     }
   }
 
-  /** Steps 2 and 3: the channel call, then the record of the send. */
-  private async sendAndRecord(ready: ReadyToSend): Promise<void> {
+  /**
+   * Steps 2 and 3: the channel call, then the record of the send. An automatic step's pace was
+   * taken with its batch; a manual one is charged as it goes (a person is waiting for it). A
+   * manual reminder becomes a step of its own in the due's `reminders`, at the moment it was sent.
+   */
+  private async sendAndRecord(ready: ReadyToSend, how: { manual: boolean }): Promise<void> {
     const { db, clock, channel, publicBaseUrl } = this.deps;
-    const { messageId } = await channel.send(reminderMessage(ready.business, ready.due, ready.template, publicBaseUrl));
+    const { messageId } = await channel.send(
+      reminderMessage(ready.business, ready.due, ready.template, publicBaseUrl),
+      {
+        purpose: 'reminder',
+        businessId: ready.business.id,
+        contactId: ready.due.contact_id,
+        reminderId: ready.reminderId,
+        paced: !how.manual,
+      },
+    );
     const sentAt = clock.now();
     await db.transaction().execute(async (trx) => {
       const updated = await repo.updateLeasedReminder(trx, ready.reminderId, ready.leaseId, {
         status: 'sent',
+        ...(how.manual && { scheduled_for: sentAt.toISOString() }),
         sent_at: sentAt.toISOString(),
         provider_message_id: messageId,
         reason: null,
@@ -291,12 +335,14 @@ export class ReminderService {
     const contact = await repo.lockContact(trx, business.id, due.contact_id, this.deps.isPostgres);
     const phone = contact?.phone ?? null;
     const optedOut = phone !== null && (await repo.isOptedOut(trx, phone));
+    // WhatsApp said this phone cannot receive (messaging/statuses.ts): as good as no phone.
+    const reachable = phone !== null && !(await isUnreachable(trx, phone));
     const since = new Date(now.getTime() - CAP_WINDOW_MS).toISOString();
     const recentSends = await repo.recentSends(trx, due.contact_id, since, exceptReminderId);
     return {
       gate: {
         optedOut,
-        hasPhone: phone !== null,
+        hasPhone: reachable,
         paused: business.reminders_paused === 1 || due.reminders_paused === 1 || contact?.reminders_paused === 1,
         recentSends,
         timezone: business.timezone,
@@ -320,7 +366,8 @@ function heldUntil(
   const reason = holdReason(gate, now);
   if (reason !== null && CANCELLING_REASONS.has(reason)) return { reason, until: null };
   if (due.promise_date !== null && localDate(business.timezone, now) <= due.promise_date) {
-    return { reason: 'promised', until: instantAt(business.timezone, addDays(due.promise_date, 1), AUTOMATIC_HOUR) };
+    const dayAfter = dateAfter(due.promise_date, 1) ?? LAST_DATE;
+    return { reason: 'promised', until: instantAt(business.timezone, dayAfter, AUTOMATIC_HOUR) };
   }
   if (reason !== null) return { reason, until: nextAllowedAt(reason, gate, now) };
   return null;

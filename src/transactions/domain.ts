@@ -1,5 +1,5 @@
 import type { TransactionTable } from '../db/schema.js';
-import { addDays, localDate } from '../lib/dates.js';
+import { addDays, dateAfter, localDate, MAX_YEAR } from '../lib/dates.js';
 
 /**
  * The rules of a due that every presenter (/v1, /legacy, the pay page, events) shares: its
@@ -64,12 +64,13 @@ function lastDayOfMonth(year: number, month: number): number {
 /**
  * The date of the next due of a series: one week later, or one calendar month later on the
  * series' day of the month (`anchorDay`, the first due's day), clamped to the month's last day, so
- * that 31 Jan, 28 Feb, 31 Mar follow each other.
+ * that 31 Jan, 28 Feb, 31 Mar follow each other. Null after 9999-12-31: the series ends there.
  */
-export function nextDueDate(current: string, interval: Recurrence['interval'], anchorDay: number): string {
-  if (interval === 'weekly') return addDays(current, 7);
+export function nextDueDate(current: string, interval: Recurrence['interval'], anchorDay: number): string | null {
+  if (interval === 'weekly') return dateAfter(current, 7);
   const [y, m] = current.split('-').map(Number) as [number, number];
   const year = m === 12 ? y + 1 : y;
+  if (year > MAX_YEAR) return null;
   const month = m === 12 ? 1 : m + 1;
   const day = Math.min(anchorDay, lastDayOfMonth(year, month));
   return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;

@@ -95,6 +95,13 @@ export const ReminderStep = Type.Object(
           'why it is held back, skipped or cancelled: a part 6 protection, or paid, deleted, paused, promised',
       }),
     ),
+    delivery: Nullable(
+      Type.String({
+        enum: ['sent', 'delivered', 'read', 'failed'],
+        description:
+          "the message's delivery as WhatsApp reported it; null until the first status, or when nothing went out",
+      }),
+    ),
   },
   { description: 'one step of the reminder sequence' },
 );

@@ -63,7 +63,7 @@ export async function extendSeries(
     const start = await repo.findSeriesStart(trx, current.series_id);
     const anchorDay = Number((start?.due_date ?? current.due_date).slice(8, 10));
     const next = nextDueDate(current.due_date, recurrence.interval, anchorDay);
-    if (!nextWithin(recurrence, next)) return created;
+    if (next === null || !nextWithin(recurrence, next)) return created;
     if (await repo.seriesHasDate(trx, current.series_id, next)) return created;
     const due = await insertDue(
       trx,

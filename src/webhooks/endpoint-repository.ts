@@ -62,6 +62,17 @@ export async function lockEndpoint(db: Executor, id: string) {
   await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/**
+ * Locks the endpoint's row against recording outcomes (lockEndpoint's FOR UPDATE) but not
+ * against foreign-key checks of new deliveries (FOR KEY SHARE), for a replay's transactions: a
+ * dispatcher cycle recording this endpoint's outcomes waits at its start, or the replay does,
+ * holding nothing yet (PostgreSQL; SQLite has one writer).
+ */
+export async function lockEndpointForQueueing(db: Executor, id: string) {
+  if (!isPostgres(db)) return;
+  await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+}
+
 /** The test operation touches only last_triggered_at: a sample says nothing about real deliveries. */
 export function touchEndpoint(db: Executor, id: string, at: string) {
   return db.updateTable('webhook_endpoints').set({ last_triggered_at: at }).where('id', '=', id).execute();

@@ -171,3 +171,30 @@ export async function oldestWaiting(db: Executor, now: string): Promise<string |
   const times = [event?.at, delivery?.at].filter((t): t is string => typeof t === 'string');
   return times.length === 0 ? null : (times.sort()[0] as string);
 }
+
+/**
+ * Queues again the endpoint's deliveries of these events (a replay): pending, due now, and
+ * `requeue` set so that one in flight right now queues another attempt after it records. The
+ * rows are locked in id order first, the order the outcomes' transaction locks them in, so the
+ * two never deadlock on PostgreSQL.
+ */
+export async function requeueEventsOf(db: Executor, endpointId: string, eventIds: string[], at: string) {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpointId)
+    .where('event_id', 'in', eventIds)
+    .orderBy('id')
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .execute();
+  if (rows.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: at, requeue: 1, updated_at: at })
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .execute();
+}

@@ -10,6 +10,8 @@ import {
   DeliveriesQuery,
   DeliveryParams,
   EventName,
+  ReplayBody,
+  ReplayResult,
   RotatedSecret,
   RotateSecretBody,
   WebhookDelivery,
@@ -103,6 +105,22 @@ export async function webhookRoutes(app: App) {
         data: { id: rotated.id, secret: rotated.secret, previous_secret_expires_at: rotated.previousExpiresAt },
       };
     },
+  );
+
+  app.post(
+    '/webhooks/:id/replay',
+    {
+      schema: {
+        tags,
+        summary: "Queue the endpoint's events of a time window again",
+        description:
+          "Queues again, oldest first, the endpoint's subscribed events created in [since, until) (only `types` if given), within the 30 days events are kept: at most 10,000 (truncated: true when the window held more). Each goes out as a new attempt under its original webhook-id, so receivers de-duplicate as usual. A disabled endpoint: 409.",
+        params: IdParams,
+        body: ReplayBody,
+        response: { 200: Data(ReplayResult), ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => ({ data: await webhooks.replay(request.auth.business, request.params.id, request.body) }),
   );
 
   app.get(

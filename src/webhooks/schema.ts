@@ -112,3 +112,29 @@ export const RotatedSecret = Type.Object(
   },
   { $id: 'RotatedWebhookSecret' },
 );
+
+export const ReplayBody = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time',
+      description: 'events created at or after this time (events are kept 30 days: earlier is read as 30 days ago)',
+    }),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'events created before this time' })),
+    types: Type.Optional(
+      Type.Array(EventName, {
+        minItems: 1,
+        maxItems: 20,
+        description: "only these events (of the endpoint's subscribed ones)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ReplayResult = Type.Object({
+  queued: Type.Integer({ description: 'how many events were queued again (at most 10,000)' }),
+  truncated: Type.Boolean({
+    description:
+      'the window held more than 10,000 events: the oldest 10,000 were queued; replay the rest from the last one',
+  }),
+});

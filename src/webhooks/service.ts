@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type BusinessRow, lockBusiness } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
+import { EVENT_WINDOW_MS, laterOf } from '../events/service.js';
 import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
 import { EVENT_TYPES, type EventType } from '../outbox/events.js';
@@ -9,6 +10,7 @@ import { signalOutbox } from '../outbox/signal.js';
 import * as deliveriesRepo from './delivery-repository.js';
 import * as endpointsRepo from './endpoint-repository.js';
 import { deliveryBody, sampleData } from './payload.js';
+import { replay } from './replay.js';
 import { forgetDatabaseKey, type SecretBox } from './secret-box.js';
 import type { WebhookSender } from './sender.js';
 import { signAndSend } from './sign-and-send.js';
@@ -243,6 +245,29 @@ export class WebhookService {
       await deliveriesRepo.requeueDelivery(trx, delivery.id, this.deps.clock.now().toISOString());
       await signalOutbox(trx);
     });
+  }
+
+  /**
+   * Queues the endpoint's subscribed events of [since, until) again (optionally only `types`),
+   * within the 30 days events are kept, at most MAX_REPLAY of them, oldest first.
+   */
+  async replay(
+    business: BusinessRow,
+    id: string,
+    input: { since: string; until?: string | undefined; types?: string[] | undefined },
+  ): Promise<{ queued: number; truncated: boolean }> {
+    const now = this.deps.clock.now();
+    const since = laterOf(new Date(now.getTime() - EVENT_WINDOW_MS), input.since);
+    const until = input.until === undefined ? undefined : new Date(input.until).toISOString();
+    if (until !== undefined && Date.parse(until) <= Date.parse(input.since)) {
+      throw errors.invalid('until', 'until must be after since');
+    }
+    const row = await endpointsRepo.findEndpoint(this.deps.db, business.id, id);
+    if (!row) throw errors.notFound('webhook endpoint');
+    if (row.active !== 1) throw errors.conflict('the endpoint is disabled; turn it back on (PATCH active: true) first');
+    const subscribed = view(row).events;
+    const types = input.types === undefined ? subscribed : subscribed.filter((t) => input.types?.includes(t));
+    return replay(this.deps.db, row, { since, until, types }, now.toISOString());
   }
 
   async #endpoint(business: BusinessRow, id: string): Promise<EndpointView> {

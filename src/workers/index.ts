@@ -11,6 +11,7 @@ import { paymentLinkCancel } from './payment-link-cancel.js';
 import { recurrenceWorker } from './recurrence.js';
 import { reminderScheduler } from './reminder-scheduler.js';
 import type { Job } from './runner.js';
+import { scheduledBackup } from './scheduled-backup.js';
 import { webhookDispatcherJob } from './webhook-dispatcher.js';
 
 export interface WorkerDeps {
@@ -24,7 +25,8 @@ export interface WorkerDeps {
 
 /** Every background job; the API process (WORKERS=on) and `npm run worker` run the same list. */
 export function createJobs(deps: WorkerDeps): Job[] {
-  const { db } = deps.store;
+  const { db, backup } = deps.store;
+  const backups = deps.config.backups;
   return [
     overdueSweeper({ db, clock: deps.clock }),
     idempotencyPurge(deps.services.idempotency),
@@ -33,6 +35,17 @@ export function createJobs(deps: WorkerDeps): Job[] {
     recurrenceWorker({ transactions: deps.services.transactions }),
     ...(deps.services.moneyIn.online
       ? [paymentLinkCancel({ moneyIn: deps.services.moneyIn, ...(deps.logger && { logger: deps.logger }) })]
+      : []),
+    ...(backups && backup
+      ? [
+          scheduledBackup({
+            backup,
+            clock: deps.clock,
+            ...backups,
+            metrics: deps.metrics,
+            ...(deps.logger && { logger: deps.logger }),
+          }),
+        ]
       : []),
     webhookDispatcherJob({
       dispatcher: deps.services.webhookDispatcher,

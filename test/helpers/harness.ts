@@ -20,6 +20,7 @@ import type { PaymentsGateway } from '../../src/payments-gateway/port.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/memory.js';
 import { createServices, type Services } from '../../src/services.js';
 import type { WebhookSender } from '../../src/webhooks/sender.js';
+import { watchResponses } from './openapi-check.js';
 
 export const STORE = (process.env.TEST_STORE ?? 'sqlite') as 'sqlite' | 'postgres';
 
@@ -102,6 +103,8 @@ export interface Harness {
   databaseUrl: string | undefined;
   /** Calls the app over its HTTP interface (light-my-request: no socket, same code path). */
   request<T = any>(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<Response<T>>;
+  /** Runs `fn` without checking responses against /openapi.json (see openapi-check.ts: `unchecked`). */
+  uncheckedResponses<T>(fn: () => Promise<T>): Promise<T>;
   /** A new business with its own API key: tests own their data and never share ids. */
   newBusiness(input?: Partial<CreateBusinessInput>): Promise<TestBusiness>;
   close(): Promise<void>;
@@ -128,9 +131,11 @@ export async function startHarness(
     reads?: { readThreads?: number; readsPerBusiness?: number; readHold?: ReadHold };
     /** the payments gateway port (default: the adapter PAYMENTS_GATEWAY in env names) */
     gateway?: PaymentsGateway;
+    /** a store the test opened and prepared itself (e.g. migrated from an old schema); closed with the harness */
+    store?: { store: Store; dataDir: string; databaseUrl: string | undefined };
   } = {},
 ): Promise<Harness> {
-  const { store, dataDir, databaseUrl } = await openTestStore(options.sqlite, options.reads);
+  const { store, dataDir, databaseUrl } = options.store ?? (await openTestStore(options.sqlite, options.reads));
   const clock = new ManualClock(options.now ?? new Date());
   const config = loadConfig(
     {
@@ -152,6 +157,8 @@ export async function startHarness(
   const metrics = createMetrics();
   const rateLimits = new MemoryRateLimitStore(clock);
   const app = await buildApp({ config, store, clock, services, rateLimits, metrics }, pino({ level: 'silent' }));
+  // Every response is checked against /openapi.json: a mismatch fails the call that got it.
+  const responses = watchResponses(app);
   await app.ready();
 
   async function request<T>(method: InjectOptions['method'], url: string, o: CallOptions = {}): Promise<Response<T>> {
@@ -162,6 +169,8 @@ export async function startHarness(
       headers['content-type'] ??= 'application/json';
     }
     const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) });
+    const problems = responses.take(res.headers['x-request-id']);
+    if (problems.length > 0) throw new Error(`response differs from /openapi.json:\n${problems.join('\n')}`);
     let body: unknown;
     try {
       body = res.body === '' ? undefined : JSON.parse(res.body);
@@ -180,6 +189,7 @@ export async function startHarness(
     dataDir,
     databaseUrl,
     request,
+    uncheckedResponses: (fn) => responses.unchecked(fn),
     async newBusiness(input = {}) {
       const { business, apiKey } = await services.businesses.create({
         name: `Test Traders ${randomBytes(3).toString('hex')}`,
@@ -198,12 +208,14 @@ export async function startHarness(
     },
     async close() {
       await app.close();
+      const unchecked = responses.remaining();
       await services.webhookSender.close();
       await rateLimits.close();
       await store.close();
       // Retried (bounded, by Node) on ENOTEMPTY: a connection another part of the test opened on the
       // same folder (the in-process CLI) may still be removing its -wal/-shm files as this runs.
       rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+      if (unchecked.length > 0) throw new Error(`responses differ from /openapi.json:\n${unchecked.join('\n')}`);
     },
   };
 }

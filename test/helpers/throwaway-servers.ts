@@ -56,7 +56,7 @@ function run(file: string, args: string[]): Promise<string> {
   });
 }
 
-function postgresBin(): string {
+export function postgresBin(): string {
   const root = '/usr/lib/postgresql';
   const versions = readdirSync(root)
     .filter((v) => /^\d+$/.test(v))

@@ -22,18 +22,30 @@ function envelope(value: Record<string, unknown>) {
 export function whatsappMessagePayload(
   from: string,
   text: string,
-  options: { id?: string; name?: string; timestamp?: string } = {},
+  options: { id?: string; name?: string; timestamp?: string; context?: string } = {},
 ) {
-  const { id = `wamid.${randomBytes(8).toString('hex')}`, name, timestamp = '1782880000' } = options;
+  const { id = `wamid.${randomBytes(8).toString('hex')}`, name, timestamp = '1782880000', context } = options;
   return envelope({
     metadata: METADATA,
     ...(name !== undefined && { contacts: [{ profile: { name }, wa_id: from }] }),
-    messages: [{ from, id, timestamp, type: 'text', text: { body: text } }],
+    messages: [
+      {
+        from,
+        id,
+        timestamp,
+        type: 'text',
+        text: { body: text },
+        // A reply to one of our messages names it (WhatsApp's context).
+        ...(context !== undefined && { context: { from: METADATA.display_phone_number, id: context } }),
+      },
+    ],
   });
 }
 
 /** Delivery status updates of messages we sent. */
-export function whatsappStatusPayload(statuses: { id: string; status: string; errors?: unknown[] }[]) {
+export function whatsappStatusPayload(
+  statuses: { id: string; status: string; errors?: unknown[]; pricing?: Record<string, unknown> }[],
+) {
   return envelope({
     metadata: METADATA,
     statuses: statuses.map((s) => ({ recipient_id: '919999999999', timestamp: '1782880000', ...s })),
@@ -62,4 +74,23 @@ export async function sendWhatsAppMessage(
     headers: { 'content-type': 'application/json', 'x-hub-signature-256': whatsappSignature(raw, appSecret) },
   });
   expect(res.status).toBe(200);
+}
+
+/** Posts a webhook body as Meta does (signed), expecting 200. */
+export async function postWhatsAppWebhook(h: Harness, appSecret: string, payload: unknown): Promise<void> {
+  const raw = JSON.stringify(payload);
+  const res = await h.request('POST', '/channels/whatsapp/webhook', {
+    payload: raw,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': whatsappSignature(raw, appSecret) },
+  });
+  expect(res.status, res.text).toBe(200);
+}
+
+/** A buyer's reply to one of our messages (`context` is its wamid), or to none. */
+export function replyToWhatsApp(h: Harness, appSecret: string, from: string, text: string, context?: string) {
+  return postWhatsAppWebhook(
+    h,
+    appSecret,
+    whatsappMessagePayload(from, text, { timestamp: '1900000000', ...(context !== undefined && { context }) }),
+  );
 }

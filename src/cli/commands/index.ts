@@ -33,8 +33,38 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: 'export --business ID [--status pending|overdue|outstanding|paid] > F',
     load: () => import('./export.js'),
   },
+  'templates sync': {
+    usage:
+      'templates sync [--dry-run]        create the WhatsApp templates the account lacks (docs/whatsapp-templates.json)',
+    load: () => import('./templates-sync.js'),
+  },
+  verify: {
+    usage: 'verify [--business ID]            integrity, and every kept figure recomputed from the rows',
+    load: () => import('./verify.js'),
+  },
+  backup: {
+    usage: 'backup --out FILE                 SQLite: a consistent copy while the server runs',
+    load: () => import('./backup.js'),
+  },
+  restore: {
+    usage: 'restore --from FILE               SQLite: put a backup in place (server stopped)',
+    load: () => import('./restore.js'),
+  },
   'login-link': {
     usage: 'login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)',
     load: () => import('./login-link.js'),
+  },
+  chat: {
+    usage: 'chat --business ID "add Ravi 500"  the text as the owner\'s chat message; prints the reply',
+    takesText: true,
+    load: () => import('./chat.js'),
+  },
+  messages: {
+    usage: 'messages --business ID [--limit 20]  the last messages CHAT_CHANNEL=log recorded for the business',
+    load: () => import('./messages.js'),
+  },
+  demo: {
+    usage: 'demo                              a demo business full of data, its API key and a sign-in link',
+    load: () => import('./demo.js'),
   },
 };

@@ -9,6 +9,8 @@ export interface HomeData {
   aging: Aging;
   overdue: Array<{ id: string; contact_name: string; due_date: string; balance: number }>;
   overdueTotal: number;
+  /** this month's reminders: what they cost, and the money received on the dues they reminded */
+  reminders: { costPaise: number; collectedPaise: number };
   /** money the gateway received that no due took (PRODUCT part 11) */
   unapplied: {
     total: number;
@@ -54,6 +56,8 @@ ${stat(t('home.outstanding'), v.money(outstandingOfTotals(d.totals)))}
 ${stat(t('home.overdue'), v.money(d.totals.overdue.paise))}
 ${stat(t('home.pending'), v.money(d.totals.pending.paise))}
 ${stat(t('home.paid_this_month'), v.money(d.totals.paidThisMonthPaise))}
+${stat(t('home.reminders_cost'), v.money(Math.round(d.reminders.costPaise)))}
+${stat(t('home.collected_after_reminders'), v.money(d.reminders.collectedPaise))}
 ${stat(t('home.contacts'), String(d.totals.contactCount))}
 </div>
 <div class="cols">

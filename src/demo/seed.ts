@@ -1,0 +1,206 @@
+import { randomInt } from 'node:crypto';
+import type { BusinessRow } from '../businesses/repository.js';
+import type { Db } from '../db/schema.js';
+import type { ManualClock } from '../lib/clock.js';
+import { addDays, localDate } from '../lib/dates.js';
+import { PayPageService } from '../paypage/service.js';
+import type { RateLimitStore } from '../rate-limit/port.js';
+import type { Services } from '../services.js';
+
+/**
+ * A demo business with four months of believable history, written through the services (the
+ * same rules, totals and events as the API), with the clock moved to each moment so that dates
+ * read naturally: a dozen buyers, about 60 dues with full and part payments, overdue ones, a
+ * promise a buyer made on chat, and an "I have paid" claim waiting for the business.
+ *
+ * Receipts and bank statements: when those features exist, each is one more step below (after
+ * the dues, before the promise), through its service like the rest.
+ */
+export interface DemoSummary {
+  business: BusinessRow;
+  apiKey: string;
+  buyers: number;
+  dues: number;
+  paid: number;
+  partPaid: number;
+  overdue: number;
+  promised: boolean;
+  pendingClaims: number;
+}
+
+const BUYERS = [
+  'Ravi Kumar',
+  'Priya Sharma',
+  'Amit Patel',
+  'Sunita Devi',
+  'Rajesh Gupta',
+  'Meena Iyer',
+  'Arjun Reddy',
+  'Kavita Singh',
+  'Mohammed Iqbal',
+  'Lakshmi Narayanan',
+  'Harpreet Kaur',
+  'Suresh Yadav',
+];
+const GOODS = [
+  'cotton fabric, 40 m',
+  'silk sarees x 6',
+  'bedsheets x 20',
+  'school uniforms',
+  'curtain cloth',
+  'dupattas x 15',
+];
+const METHODS = ['upi', 'cash', 'bank_transfer'] as const;
+const DUES = 60;
+const DAYS = 120;
+
+/** A fixed sequence (the same demo every time), apart from the phone numbers. */
+function sequence(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An Indian mobile number nobody else in the demo has (+91, 10 digits starting 9, 8 or 7). */
+function phone(): string {
+  return `+91 ${randomInt(7, 10)}${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`;
+}
+
+/** 10:00-17:59 India time on `date` (YYYY-MM-DD) as an instant. */
+function businessHours(date: string, random: () => number): Date {
+  const minutes = 10 * 60 + Math.floor(random() * 8 * 60);
+  return new Date(Date.parse(`${date}T00:00:00+05:30`) + minutes * 60_000);
+}
+
+type Step = { at: Date; run: () => Promise<void> };
+
+export async function seedDemo(deps: {
+  services: Services;
+  db: Db;
+  clock: ManualClock;
+  rateLimits: RateLimitStore;
+  now: Date;
+}): Promise<DemoSummary> {
+  const { services, clock, now } = deps;
+  const random = sequence(20261127);
+  const today = localDate('Asia/Kolkata', now);
+  const start = addDays(today, -DAYS);
+  clock.set(businessHours(start, random));
+  const { business, apiKey } = await services.businesses.create({
+    name: 'Sharma Textiles (demo)',
+    phone: phone(),
+    plan: 'business',
+  });
+  const buyers = BUYERS.map((name) => ({ name, phone: phone() }));
+
+  // Every due and payment is a step at its own moment; the steps run in time order.
+  const steps: Step[] = [];
+  const summary = { paid: 0, partPaid: 0, overdue: 0 };
+  const open: { id: string; buyer: (typeof buyers)[number]; payToken: string; dueDate: string }[] = [];
+  for (let i = 0; i < DUES; i++) {
+    const created = addDays(start, Math.floor((i * DAYS) / DUES) + 1);
+    const dueDate = addDays(created, [7, 15, 30][Math.floor(random() * 3)] as number);
+    const buyer = buyers[(i * 7 + Math.floor(random() * 3)) % buyers.length] as (typeof buyers)[number];
+    const amountPaise = (50 + Math.floor(random() * 550)) * 100 * 100;
+    const goods = GOODS[Math.floor(random() * GOODS.length)] as string;
+    const roll = random();
+    const past = dueDate < addDays(today, -3);
+    const outcome = past ? (roll < 0.5 ? 'paid' : roll < 0.75 ? 'part' : 'unpaid') : roll < 0.2 ? 'part' : 'unpaid';
+    const payDay = addDays(created, Math.max(1, Math.floor(random() * 30)));
+    const payAt = businessHours(payDay < today ? payDay : addDays(today, -1), random);
+    const method = METHODS[Math.floor(random() * METHODS.length)] as (typeof METHODS)[number];
+    const utr = method === 'cash' ? undefined : `UTR${String(Math.floor(random() * 1e12)).padStart(12, '0')}`;
+    const part = Math.round((0.3 + random() * 0.4) * (amountPaise / 100)) * 100;
+    let id = '';
+    steps.push({
+      at: businessHours(created, random),
+      run: async () => {
+        const { transaction } = await services.transactions.create(business, {
+          amount_paise: amountPaise,
+          due_date: dueDate,
+          contact_name: buyer.name,
+          contact_phone: buyer.phone,
+          invoice_number: `INV-${created.slice(0, 4)}-${String(i + 1).padStart(4, '0')}`,
+          notes: goods,
+        });
+        id = transaction.id;
+        if (outcome !== 'paid') open.push({ id, buyer, payToken: transaction.pay_token, dueDate });
+      },
+    });
+    if (outcome === 'paid') {
+      summary.paid++;
+      steps.push({
+        at: payAt,
+        run: async () => {
+          await services.transactions.markPaid(business, id, { payment_method: method, ...(utr && { utr }) });
+        },
+      });
+    } else if (outcome === 'part') {
+      summary.partPaid++;
+      steps.push({
+        at: payAt,
+        run: async () => {
+          await services.transactions.recordPayment(business, id, {
+            amountPaise: part,
+            paymentMethod: method,
+            utr: utr ?? null,
+            source: 'api',
+          });
+        },
+      });
+    }
+    if (outcome !== 'paid' && dueDate < today) summary.overdue++;
+  }
+  // Strictly later than the step before: a payment never lands before its due was created.
+  steps.sort((a, b) => a.at.getTime() - b.at.getTime());
+  let last = 0;
+  for (const step of steps) {
+    last = Math.max(step.at.getTime(), last + 60_000);
+    clock.set(new Date(last));
+    await step.run();
+  }
+
+  // Yesterday morning: a reminder to the buyer of the oldest overdue due, who answers on chat
+  // with a date; the answer goes through the inbound chat path and becomes a promise.
+  const yesterday = addDays(today, -1);
+  const overdue = open.filter((d) => d.dueDate < yesterday).sort((a, b) => (a.dueDate < b.dueDate ? -1 : 1));
+  let promised = false;
+  const promiser = overdue[0];
+  if (promiser) {
+    clock.set(new Date(Math.max(Date.parse(`${yesterday}T11:00:00+05:30`), last + 60_000)));
+    await services.reminders.remind(business, promiser.id, {});
+    clock.set(new Date(clock.now().getTime() + 20 * 60_000));
+    const replyFrom = (await services.transactions.get(business, promiser.id)).contact_phone ?? '';
+    await services.chatInbound.handle({
+      messages: [{ id: `demo.${business.id}.promise`, from: replyFrom, text: 'Bhai, 5 din mein pakka de dunga' }],
+      statuses: [],
+    });
+    promised = (await services.transactions.get(business, promiser.id)).promise_date !== null;
+  }
+
+  // This morning: another buyer says on the pay page that they have paid.
+  const claimant = overdue.find((d) => d.buyer !== promiser?.buyer) ?? open[0];
+  let pendingClaims = 0;
+  if (claimant) {
+    clock.set(new Date(Math.max(Date.parse(`${today}T09:30:00+05:30`), clock.now().getTime() + 60_000)));
+    if (clock.now() > now) clock.set(now);
+    const payPage = new PayPageService({ db: deps.db, clock, rateLimits: deps.rateLimits });
+    const outcome = await payPage.claim(claimant.payToken, { reference: 'UPI ref 4183 2297 1106' });
+    if (outcome.kind === 'recorded') pendingClaims = 1;
+  }
+
+  return {
+    business,
+    apiKey,
+    buyers: buyers.length,
+    dues: DUES,
+    ...summary,
+    promised,
+    pendingClaims,
+  };
+}

@@ -175,7 +175,8 @@ export function createServices(deps: {
       sender: webhookSender,
       secretBox,
       timeoutMs: config.webhookTimeoutMs,
-      channel,
+      // Paced and recorded like every message (messaging/messenger.ts).
+      channel: messenger,
     }),
     webhookSender,
     pages: config.responseCacheBytes > 0 ? cache.byLength(config.responseCacheBytes) : undefined,

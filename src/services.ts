@@ -171,6 +171,7 @@ export function createServices(deps: {
       sender: webhookSender,
       secretBox,
       timeoutMs: config.webhookTimeoutMs,
+      channel,
     }),
     webhookSender,
     pages: config.responseCacheBytes > 0 ? cache.byLength(config.responseCacheBytes) : undefined,

@@ -17,13 +17,16 @@ export async function sendDisabledNotices(deps: { db: Db; channel: ChatChannel }
   let sent = 0;
   for (const notice of pending) {
     try {
-      await deps.channel.send({
-        kind: 'template',
-        to: notice.phone,
-        template: WEBHOOK_DISABLED_TEMPLATE,
-        language: notice.language,
-        parameters: [notice.business_name, notice.url],
-      });
+      await deps.channel.send(
+        {
+          kind: 'template',
+          to: notice.phone,
+          template: WEBHOOK_DISABLED_TEMPLATE,
+          language: notice.language,
+          parameters: [notice.business_name, notice.url],
+        },
+        { purpose: 'notice', businessId: notice.business_id },
+      );
     } catch {
       continue;
     }

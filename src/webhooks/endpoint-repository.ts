@@ -174,7 +174,7 @@ export function pendingDisabledNotices(db: Executor, limit: number) {
   return db
     .selectFrom('webhook_endpoints as e')
     .innerJoin('businesses as b', 'b.id', 'e.business_id')
-    .select(['e.id', 'e.url', 'b.name as business_name', 'b.phone', 'b.language'])
+    .select(['e.id', 'e.business_id', 'e.url', 'b.name as business_name', 'b.phone', 'b.language'])
     .where('e.disabled_notice_pending', '=', 1)
     .orderBy('e.id')
     .limit(limit)

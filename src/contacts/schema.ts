@@ -114,6 +114,13 @@ export const ListContactsQuery = Type.Object(
         description: 'phone ends with these digits (6 or more)',
       }),
     ),
+    since: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "contacts whose name, phone or reminder pause changed at or after this time, for incremental sync (a contact's balances follow from its dues: list those with since)",
+      }),
+    ),
     starting_after: Type.Optional({
       ...Uuid,
       description:

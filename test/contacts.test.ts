@@ -26,6 +26,7 @@ describe('POST /v1/contacts', () => {
         credit_paise: 0,
         balance_paise: 0,
         account_url: expect.stringMatching(/\/a\/[A-Za-z0-9_-]{22,}$/),
+        payment_reference: expect.stringMatching(/^R[A-Z0-9]{7}$/),
         language: null,
       },
     });
@@ -135,6 +136,7 @@ describe('GET /v1/contacts', () => {
         'id',
         'language',
         'name',
+        'payment_reference',
         'phone',
         'risk_flag',
         'updated_at',

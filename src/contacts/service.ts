@@ -7,6 +7,7 @@ import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
+import { contactPaymentReference } from '../lib/payment-reference.js';
 import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type ScoredDue } from '../lib/payment-score.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
@@ -127,6 +128,7 @@ export class ContactService {
         balance_paise: 0,
         account_token: randomToken(),
         language: null,
+        payment_reference: contactPaymentReference(),
       });
       return true;
     });

@@ -19,6 +19,7 @@ export function findPayPageByToken(db: Executor, token: string) {
       'transactions.due_date',
       'transactions.paid_at',
       'transactions.invoice_number',
+      'transactions.payment_reference',
       'transactions.claim_count',
       'contacts.name as contact_name',
       'businesses.name as business_name',

@@ -27,6 +27,7 @@ import * as eventListIndexes from './2026-11-27T03-00_event-list-indexes.js';
 import * as webhookSecretRotation from './2026-11-27T03-10_webhook-secret-rotation.js';
 import * as webhookDisabledNotice from './2026-11-27T03-20_webhook-disabled-notice.js';
 import * as chatMessages from './2026-11-27T05-00_chat-messages.js';
+import * as paymentReferences from './2026-11-27T08-00_payment-references.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T01-00_contacts-updated-at-index': contactsUpdatedAtIndex,
   '2026-11-27T03-20_webhook-disabled-notice': webhookDisabledNotice,
   '2026-11-27T02-00_khata': khata,
+  '2026-11-27T08-00_payment-references': paymentReferences,
 };

@@ -15,7 +15,9 @@ async function walk(biz: TestBusiness, query: string, limit: number, max: number
   const names: string[] = [];
   let after: string | null = null;
   for (let i = 0; i <= max; i++) {
-    const res = await biz.get(`/v1/contacts?${query}&limit=${limit}${after ? `&starting_after=${after}` : ''}`);
+    const res: { status: number; body: any } = await biz.get(
+      `/v1/contacts?${query}&limit=${limit}${after ? `&starting_after=${after}` : ''}`,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     names.push(...res.body.data.map((c: { name: string }) => c.name));
     if (!res.body.hasMore) return names;

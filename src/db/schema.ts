@@ -113,6 +113,8 @@ export interface ContactTable {
   language: Generated<string | null>;
   /** kept: the due date of the oldest open due, '9999-12-31' when none (migration 2026-11-27T02-10) */
   oldest_open_due: Generated<string>;
+  /** `R` + 7 characters, in the account's UPI note: names the account in a bank narration */
+  payment_reference: Generated<string | null>;
 }
 
 /**
@@ -180,6 +182,8 @@ export interface TransactionTable {
   /** the buyer's latest promise to pay (PRODUCT part 13): the promised date and when it was made */
   promise_date: Generated<string | null>;
   promise_made_at: Generated<string | null>;
+  /** `R` + 8 characters, in the pay page's UPI note: names the due in a bank narration */
+  payment_reference: Generated<string | null>;
 }
 
 /** One payment (part or whole) of a due (PRODUCT part 10). */

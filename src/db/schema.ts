@@ -111,6 +111,8 @@ export interface ContactTable {
   account_token: Generated<string | null>;
   /** the buyer's language for the account page; null: the business's */
   language: Generated<string | null>;
+  /** kept: the due date of the oldest open due, '9999-12-31' when none (migration 2026-11-27T02-10) */
+  oldest_open_due: Generated<string>;
   /** `R` + 7 characters, in the account's UPI note: names the account in a bank narration */
   payment_reference: Generated<string | null>;
 }

@@ -150,7 +150,10 @@ describe('odd input at every endpoint', () => {
       }
       const res = await h.request(method as never, url, { headers, ...(raw !== undefined && { payload: raw }) });
       const mutating = method !== 'GET';
-      if (res.status >= 500 || (mutating && res.status < 400)) {
+      // The dashboard has no session here: it sends the request to sign in before reading its body.
+      const toSignIn =
+        url.startsWith('/dashboard/') && res.status === 303 && res.headers.location === '/dashboard/login';
+      if (res.status >= 500 || (mutating && res.status < 400 && !toSignIn)) {
         failures.push(
           `${method} ${url.slice(0, 120)} ${JSON.stringify(payload)?.slice(0, 120)} -> ${res.status} ${res.text.slice(0, 160)}`,
         );

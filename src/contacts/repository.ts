@@ -1,6 +1,7 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { exactTime, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 import { readTotalsColumn } from '../totals/aggregates.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
@@ -47,19 +48,34 @@ export function insertContactsIfAbsent(db: Executor, rows: readonly ContactRow[]
     .execute();
 }
 
-export function updateContact(
+/**
+ * Changes a contact, stamped `at` (never earlier than its last stamp: db/updated-at.ts). A new name
+ * or phone is also its dues' contact_name / contact_phone, so their updated_at moves with it (in
+ * the caller's transaction): a client syncing dues by `since` sees them change.
+ */
+export async function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'updated_at'>>,
+  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused'>>,
+  at: string,
 ) {
-  return db
+  const updated = await db
     .updateTable('contacts')
-    .set(patch)
+    .set({ ...patch, updated_at: updatedAtAfter(db, at) })
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+  if (updated && (patch.name !== undefined || patch.phone !== undefined)) {
+    await db
+      .updateTable('transactions')
+      .set({ updated_at: updatedAtAfter(db, at) })
+      .where('business_id', '=', businessId)
+      .where('contact_id', '=', id)
+      .execute();
+  }
+  return updated;
 }
 
 export interface ContactFilter {
@@ -67,11 +83,29 @@ export interface ContactFilter {
   search?: string | undefined;
   /** read the search's matches from the trigram table (SQLite, 3+ characters: see trigramsNarrow) */
   searchTrigrams?: boolean | undefined;
+  /** changed at or after this instant (ISO 8601): an incremental sync */
+  since?: string | undefined;
   /** reversed phone digits: "ends with" as a prefix range */
   phoneRevPrefix?: string | undefined;
   /** every word must match a name word within one typo (contacts/fuzzy.ts) */
   fuzzyName?: FuzzyWord[] | undefined;
+  /** only contacts whose kept balance is above 0 */
+  hasBalance?: boolean | undefined;
 }
+
+export const CONTACT_SORTS = ['created_desc', 'balance_desc', 'name', 'oldest_due'] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
+
+/** Each sort's order: its key column, its direction; ties broken by id in the same direction. */
+const SORT_KEYS: Record<
+  ContactSort,
+  { column: 'created_at' | 'balance_paise' | 'name_key' | 'oldest_open_due'; dir: 'asc' | 'desc' }
+> = {
+  created_desc: { column: 'created_at', dir: 'desc' },
+  balance_desc: { column: 'balance_paise', dir: 'desc' },
+  name: { column: 'name_key', dir: 'asc' },
+  oldest_due: { column: 'oldest_open_due', dir: 'asc' },
+};
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -151,6 +185,8 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   if (filter.search !== undefined) {
     q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
   }
+  if (filter.hasBalance === true) q = q.where('contacts.balance_paise', '>', 0);
+  if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
   if (filter.phoneRevPrefix !== undefined) {
     q = q.where('phone_rev', '>=', filter.phoneRevPrefix);
     const upper = nextDigitPrefix(filter.phoneRevPrefix);
@@ -163,6 +199,10 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
 export interface ContactPosition {
   created_at: string;
   id: string;
+  /** the other sorts' keys (findContactPosition reads them all) */
+  balance_paise?: number;
+  name_key?: string;
+  oldest_open_due?: string;
 }
 
 export function findContactPosition(
@@ -172,7 +212,7 @@ export function findContactPosition(
 ): Promise<ContactPosition | undefined> {
   return db
     .selectFrom('contacts')
-    .select([exactTime(db, 'created_at').as('created_at'), 'id'])
+    .select([exactTime(db, 'created_at').as('created_at'), 'id', 'balance_paise', 'name_key', 'oldest_open_due'])
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -186,20 +226,22 @@ export function listContacts(
   limit: number,
   offset: number,
   after?: ContactPosition,
+  sort: ContactSort = 'created_desc',
 ) {
+  const { column, dir } = SORT_KEYS[sort];
   return filtered(db, businessId, filter)
     .$if(after !== undefined, (q) =>
       q.where((eb) =>
         eb(
-          eb.refTuple('contacts.created_at', 'contacts.id'),
-          '<',
-          eb.tuple((after as ContactPosition).created_at, (after as ContactPosition).id),
+          eb.refTuple(`contacts.${column}`, 'contacts.id'),
+          dir === 'desc' ? '<' : '>',
+          eb.tuple((after as ContactPosition)[column] as never, (after as ContactPosition).id),
         ),
       ),
     )
     .selectAll('contacts')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy(`contacts.${column}`, dir)
+    .orderBy('contacts.id', dir)
     .limit(limit)
     .offset(offset)
     .execute();

@@ -29,6 +29,12 @@ export const Contact = Type.Object(
       description: 'outstanding_paise - credit_paise: negative when the business owes the buyer',
     }),
     account_url: Nullable(Type.String({ description: "the buyer's account page: {PUBLIC_BASE_URL}/a/<token>" })),
+    payment_reference: Nullable(
+      Type.String({
+        pattern: '^R[A-Z0-9]{6,8}$',
+        description: "the account's short reference, carried in its UPI note and matched in bank statements",
+      }),
+    ),
     language: Nullable(
       Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
     ),
@@ -60,6 +66,12 @@ export const ContactWithBalances = Type.Object(
       description: 'outstanding_paise - credit_paise: negative when the business owes the buyer',
     }),
     account_url: Nullable(Type.String({ description: "the buyer's account page: {PUBLIC_BASE_URL}/a/<token>" })),
+    payment_reference: Nullable(
+      Type.String({
+        pattern: '^R[A-Z0-9]{6,8}$',
+        description: "the account's short reference, carried in its UPI note and matched in bank statements",
+      }),
+    ),
     language: Nullable(
       Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
     ),
@@ -102,11 +114,29 @@ export const ListContactsQuery = Type.Object(
         description: 'phone ends with these digits (6 or more)',
       }),
     ),
+    since: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "contacts whose name, phone or reminder pause changed at or after this time, for incremental sync (a contact's balances follow from its dues: list those with since)",
+      }),
+    ),
     starting_after: Type.Optional({
       ...Uuid,
       description:
-        'id of the last contact of the previous page: the page of contacts that follow it, same filters (offset 0 or absent)',
+        'id of the last contact of the previous page: the page of contacts that follow it, same filters and sort (offset 0 or absent)',
     }),
+    sort: Type.Optional(
+      Type.String({
+        enum: ['created_desc', 'balance_desc', 'name', 'oldest_due'],
+        default: 'created_desc',
+        description:
+          'created_desc (newest first), balance_desc (largest balance first), name (A-Z), oldest_due (oldest open due first; contacts with nothing open last)',
+      }),
+    ),
+    has_balance: Type.Optional(
+      Type.String({ enum: ['true', 'false'], description: 'true: only contacts whose balance_paise is above 0' }),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },

@@ -1,6 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
+import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -8,6 +9,7 @@ import { recordEvent } from '../outbox/events.js';
 import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf } from './domain.js';
+import { openDue } from './live-due.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
 import { insertReceipt } from './receipt-repository.js';
 import * as repo from './repository.js';
@@ -28,8 +30,8 @@ export interface RecordedPayment {
   transaction: repo.TransactionView;
 }
 
-/** Sources where the buyer paid (pay page claim, gateway): SPEC part 6's payment.received. */
-const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway'];
+/** Sources where the buyer paid (pay page claim, gateway, a bank credit): SPEC part 6's payment.received. */
+const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
 
 /**
  * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11): a receipt of
@@ -44,10 +46,7 @@ export async function recordPaymentIn(
   input: PaymentInput,
   now: Date,
 ): Promise<RecordedPayment> {
-  const current = await repo.lockTransaction(trx, business.id, transactionId);
-  if (!current) throw errors.notFound('transaction');
-  if (current.deleted_at !== null) throw errors.conflict('transaction is deleted');
-  if (current.status === 'paid') throw errors.conflict('transaction is already paid');
+  const current = openDue(await repo.lockTransaction(trx, business.id, transactionId));
   const balance = balanceOf(current);
   if (input.amountPaise > balance) {
     throw errors.invalid('amount_paise', `amount_paise must not exceed the balance of ${balance}`);
@@ -121,7 +120,7 @@ export async function applyToDue(
   const settles = input.amountPaise === balance;
   const change: Partial<repo.StoredTransaction> = {
     amount_paid_paise: Number(current.amount_paid_paise) + input.amountPaise,
-    updated_at: at,
+    updated_at: nextUpdatedAt(current.updated_at, now),
     ...(settles && {
       status: 'paid',
       open: 0,

@@ -26,6 +26,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks',
     {
       schema: {
+        operationId: 'listWebhooks',
         tags,
         summary: 'List webhook endpoints and the event catalogue',
         response: {
@@ -44,6 +45,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks',
     {
       schema: {
+        operationId: 'createWebhook',
         tags,
         summary: 'Create a webhook endpoint',
         description:
@@ -63,6 +65,7 @@ export async function webhookRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'testWebhook',
         tags,
         summary: 'Send a signed sample event now',
         description:
@@ -86,6 +89,7 @@ export async function webhookRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: "Replace the endpoint's signing secret, keeping the previous one in force for a while",
         description:
@@ -111,6 +115,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id/replay',
     {
       schema: {
+        operationId: 'replayWebhookEvents',
         tags,
         summary: "Queue the endpoint's events of a time window again",
         description:
@@ -127,6 +132,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id/deliveries',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: "The endpoint's delivery log, newest first",
         params: IdParams,
@@ -153,6 +159,7 @@ export async function webhookRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         tags,
         summary: 'Queue one immediate new attempt of a logged delivery',
         params: DeliveryParams,
@@ -170,6 +177,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Delete a webhook endpoint; it receives nothing more',
         params: IdParams,

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { createReceivablesClient, type ReceivablesClient, type Schema } from '../src/index.js';
+
+/**
+ * A sample integration: an ERP that keeps a copy of the business's dues.
+ * - creates a due with an Idempotency-Key, so that a retry after a timeout never makes two;
+ * - keeps its copy current by incremental sync: it lists the dues updated since the newest change
+ *   it has seen (less a few seconds of overlap), page by page with starting_after, and keeps the
+ *   newest version of each due by updated_at (a deleted one comes with deleted_at).
+ *
+ * Run it against a server: RECEIVABLES_URL=http://localhost:3000 RECEIVABLES_API_KEY=rk_live_...
+ * npx tsx clients/typescript/examples/sync.ts
+ */
+
+type Due = Schema<'Transaction'>;
+
+/** Seconds of overlap between polls: a change committed while the last poll ran is read again. */
+const OVERLAP_MS = 5_000;
+
+export class DueCopy {
+  readonly dues = new Map<string, Due>();
+  private since: string | undefined;
+
+  constructor(private readonly api: ReceivablesClient) {}
+
+  /**
+   * Reads every due changed since the last poll; answers how many versions it read. The next poll
+   * starts a few seconds before the newest updated_at read (the server's clock, not this one's).
+   */
+  async poll(): Promise<number> {
+    let newest: string | undefined;
+    let read = 0;
+    let after: string | undefined;
+    for (;;) {
+      const { data, error } = await this.api.GET('/v1/transactions', {
+        params: {
+          query: {
+            since: this.since ?? '1970-01-01T00:00:00.000Z',
+            include_deleted: true,
+            limit: 200,
+            ...(after !== undefined && { starting_after: after }),
+          },
+        },
+      });
+      if (error) throw new Error(`listing dues failed: ${error.error.code}: ${error.error.message}`);
+      for (const due of data.data) {
+        this.keep(due);
+        if (newest === undefined || due.updated_at > newest) newest = due.updated_at;
+      }
+      read += data.data.length;
+      const last = data.data.at(-1);
+      if (!data.hasMore || last === undefined) break;
+      after = last.id;
+    }
+    if (newest !== undefined) this.since = new Date(Date.parse(newest) - OVERLAP_MS).toISOString();
+    return read;
+  }
+
+  /** The newest version wins: one read again through the overlap changes nothing. */
+  private keep(due: Due) {
+    const held = this.dues.get(due.id);
+    if (held === undefined || held.updated_at <= due.updated_at) this.dues.set(due.id, due);
+  }
+}
+
+/** Creates a due once, however often it is retried with the same key. */
+export async function createDueOnce(
+  api: ReceivablesClient,
+  body: { contact_name: string; amount_paise: number; due_date: string; invoice_number?: string },
+  idempotencyKey: string = randomUUID(),
+): Promise<{ due: Due; replayed: boolean }> {
+  const { data, error, response } = await api.POST('/v1/transactions', {
+    params: { header: { 'idempotency-key': idempotencyKey } },
+    body,
+  });
+  if (error) throw new Error(`creating the due failed: ${error.error.code}: ${error.error.message}`);
+  return { due: data.data, replayed: response.headers.get('idempotent-replayed') === 'true' };
+}
+
+export interface SampleResult {
+  created: Due;
+  retried: { due: Due; replayed: boolean };
+  copied: number;
+  paidInCopy: Due | undefined;
+}
+
+/** The whole sample: create (and retry), sync, pay, sync again. */
+export async function runSample(options: { baseUrl: string; apiKey: string }): Promise<SampleResult> {
+  const api = createReceivablesClient(options);
+  const copy = new DueCopy(api);
+  await copy.poll();
+
+  const key = randomUUID();
+  const body = { contact_name: 'Sample Integration Buyer', amount_paise: 250_000, due_date: '2026-12-31' };
+  const { due: created } = await createDueOnce(api, body, key);
+  const retried = await createDueOnce(api, body, key);
+
+  await copy.poll();
+  const paid = await api.POST('/v1/transactions/{id}/mark-paid', {
+    params: { path: { id: created.id } },
+    body: { utr: 'SAMPLEUTR42', payment_method: 'upi' },
+  });
+  if (paid.error) throw new Error(`mark-paid failed: ${paid.error.error.message}`);
+  await copy.poll();
+  return { created, retried, copied: copy.dues.size, paidInCopy: copy.dues.get(created.id) };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const baseUrl = process.env.RECEIVABLES_URL ?? 'http://localhost:3000';
+  const apiKey = process.env.RECEIVABLES_API_KEY;
+  if (!apiKey) {
+    console.error('set RECEIVABLES_API_KEY (npm run -s cli -- key issue --business ID)');
+    process.exit(2);
+  }
+  runSample({ baseUrl, apiKey }).then(
+    (result) => console.log(JSON.stringify({ ...result, created: result.created.id }, null, 2)),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

@@ -50,7 +50,7 @@ export interface Config {
   };
   /**
    * Keys that encrypt secrets at rest (webhook signing secrets), hex, the sealing key last:
-   * ENCRYPTION_KEYS=old,new or ENCRYPTION_KEY; required on PostgreSQL (README "Security").
+   * ENCRYPTION_KEYS=old,new or ENCRYPTION_KEY; required on PostgreSQL (docs/security.md).
    */
   readonly encryptionKeys: readonly string[];
   readonly logLevel: string;
@@ -278,7 +278,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   // PRODUCT part 16: an operator's backup of the database must not carry the key to its secrets.
   if (config.databaseUrl && config.encryptionKeys.length === 0) {
     throw new ConfigError(
-      'ENCRYPTION_KEY is required with DATABASE_URL (64 hex characters, e.g. from `openssl rand -hex 32`); see README "Security"',
+      'ENCRYPTION_KEY is required with DATABASE_URL (64 hex characters, e.g. from `openssl rand -hex 32`); see docs/security.md',
     );
   }
   return Object.freeze(config);

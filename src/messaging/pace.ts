@@ -4,8 +4,10 @@ import { lockBucket, saveBucket } from './pace-repository.js';
 
 /**
  * The number's sending pace (WHATSAPP_MESSAGES_PER_SECOND), shared by every business and every
- * process: a token bucket kept in the store, refilled at the rate, holding at most one second's
- * worth. The reminder scheduler takes tokens before it claims steps, so a step that finds none
+ * process: a token bucket kept in the store. A bucket of capacity C refilled at R lets C + R through
+ * in a second, so it holds a fifth of the rate (at least one) and refills at the rest: no one-second
+ * window ever sees more than the rate (WhatsApp refuses the excess with 130429). A fifth, so that a
+ * sender whose runs are a quarter of a second apart (a busy machine) loses none of the refill. The reminder scheduler takes tokens before it claims steps, so a step that finds none
  * stays scheduled and goes out at the next run, late by the wait, never skipped and never bunched
  * past the rate. Sends that a person is waiting for (a chat reply, a sign-in code, a reminder sent
  * from the API) are charged without waiting; the bucket may go below zero, and the scheduler then
@@ -33,11 +35,21 @@ export class StorePace implements SendPace {
   readonly #name = 'whatsapp';
   constructor(private readonly deps: { db: Db; clock: Clock; perSecond: number }) {}
 
+  /** The most tokens the bucket holds. */
+  get #capacity(): number {
+    return Math.max(1, Math.floor(this.deps.perSecond / 5));
+  }
+
+  /** Tokens added per second. */
+  get #refill(): number {
+    return Math.max(1, this.deps.perSecond - this.#capacity);
+  }
+
   take(wanted: number) {
     return this.#adjust((tokens) => {
       const granted = Math.max(0, Math.min(wanted, Math.floor(tokens)));
       const left = tokens - granted;
-      const waitMs = granted < wanted ? Math.ceil(((1 - left) * 1000) / this.deps.perSecond) : 0;
+      const waitMs = granted < wanted ? Math.ceil(((1 - left) * 1000) / this.#refill) : 0;
       return { tokens: left, result: { granted, waitMs } };
     });
   }
@@ -52,17 +64,18 @@ export class StorePace implements SendPace {
   }
 
   #adjust<T>(change: (tokens: number) => { tokens: number; result: T }): Promise<T> {
-    const { db, clock, perSecond } = this.deps;
+    const { db, clock } = this.deps;
+    const capacity = this.#capacity;
     return db.transaction().execute(async (trx) => {
       const now = clock.now();
-      const row = await lockBucket(trx, this.#name, perSecond, now.toISOString());
+      const row = await lockBucket(trx, this.#name, capacity, now.toISOString());
       const last = Date.parse(row.updated_at);
       const elapsedMs = Math.max(0, now.getTime() - last);
-      const refilled = Math.min(perSecond, Number(row.tokens) + (elapsedMs * perSecond) / 1000);
+      const refilled = Math.min(capacity, Number(row.tokens) + (elapsedMs * this.#refill) / 1000);
       const { tokens, result } = change(refilled);
       // Never move the bucket's time back (another process's clock may be behind this one's).
       const at = new Date(Math.max(now.getTime(), last)).toISOString();
-      await saveBucket(trx, this.#name, Math.min(perSecond, tokens), at);
+      await saveBucket(trx, this.#name, Math.min(capacity, tokens), at);
       return result;
     });
   }

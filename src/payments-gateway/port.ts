@@ -31,7 +31,11 @@ export interface GatewayPaymentReport {
   /** the reference we gave the link (the due's id), as the gateway returns it */
   referenceId: string | null;
   linkId: string | null;
+  /** the link's amount as the gateway reports it: must be the amount of the link we created */
+  linkAmountPaise: number | null;
   amountPaise: number;
+  /** the payment's currency (ISO 4217): must be the business's */
+  currency: string | null;
   /** the gateway's method name, mapped by paymentMethodOf */
   method: string | null;
 }

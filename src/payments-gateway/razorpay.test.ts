@@ -28,18 +28,24 @@ describe('paymentOfWebhook', () => {
   const event = (payment: Record<string, unknown>, link: Record<string, unknown> = {}) => ({
     event: 'payment_link.paid',
     payload: {
-      payment_link: { entity: { id: 'plink_1', reference_id: 'ref-1', ...link } },
-      payment: { entity: { id: 'pay_1', amount: 500, method: 'card', ...payment } },
+      payment_link: { entity: { id: 'plink_1', reference_id: 'ref-1', amount: 500, ...link } },
+      payment: { entity: { id: 'pay_1', amount: 500, currency: 'INR', method: 'card', ...payment } },
     },
   });
 
-  it('reads the reference, link, payment id, amount and method', () => {
+  it('reads the reference, link and its amount, payment id, amount, currency and method', () => {
     expect(paymentOfWebhook(event({}))).toEqual({
       paymentId: 'pay_1',
       referenceId: 'ref-1',
       linkId: 'plink_1',
+      linkAmountPaise: 500,
       amountPaise: 500,
+      currency: 'INR',
       method: 'card',
+    });
+    expect(paymentOfWebhook(event({ currency: 7 }, { amount: '500' }))).toMatchObject({
+      currency: null,
+      linkAmountPaise: null,
     });
     expect(paymentOfWebhook(event({ method: undefined }, { reference_id: null }))).toMatchObject({
       referenceId: null,

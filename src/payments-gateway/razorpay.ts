@@ -158,8 +158,8 @@ export function paymentOfWebhook(body: unknown): GatewayPaymentReport | null {
   const event = body as {
     event?: unknown;
     payload?: {
-      payment_link?: { entity?: { id?: unknown; reference_id?: unknown } };
-      payment?: { entity?: { id?: unknown; amount?: unknown; method?: unknown } };
+      payment_link?: { entity?: { id?: unknown; reference_id?: unknown; amount?: unknown; currency?: unknown } };
+      payment?: { entity?: { id?: unknown; amount?: unknown; method?: unknown; currency?: unknown } };
     };
   } | null;
   if (event === null || typeof event !== 'object' || event.event !== 'payment_link.paid') return null;
@@ -171,7 +171,9 @@ export function paymentOfWebhook(body: unknown): GatewayPaymentReport | null {
     paymentId: payment.id,
     referenceId: typeof link?.reference_id === 'string' ? link.reference_id : null,
     linkId: typeof link?.id === 'string' ? link.id : null,
+    linkAmountPaise: typeof link?.amount === 'number' ? link.amount : null,
     amountPaise: payment.amount,
+    currency: typeof payment.currency === 'string' ? payment.currency : null,
     method: typeof payment.method === 'string' ? payment.method : null,
   };
 }

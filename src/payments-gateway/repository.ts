@@ -12,6 +12,16 @@ export function openLinks(db: Executor, transactionId: string) {
     .execute();
 }
 
+/** The link this service created with that gateway id for that due, if it did. */
+export function findLinkOfDue(db: Executor, gatewayLinkId: string, transactionId: string) {
+  return db
+    .selectFrom('payment_links')
+    .select(['amount_paise', 'status'])
+    .where('gateway_link_id', '=', gatewayLinkId)
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
+}
+
 export function insertLink(db: Executor, row: PaymentLinkTable) {
   return db.insertInto('payment_links').values(row).execute();
 }

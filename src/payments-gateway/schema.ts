@@ -8,8 +8,9 @@ export const UnappliedPayment = Type.Object(
     received_paise: Type.Integer({ description: 'what the gateway reported as paid' }),
     unapplied_paise: Type.Integer({ description: 'the part of it no due took' }),
     reason: Type.String({
-      enum: ['settled', 'deleted', 'over_balance'],
-      description: 'the due was already settled, was deleted, or owed less than was paid',
+      enum: ['settled', 'deleted', 'over_balance', 'currency', 'unknown_link', 'link_amount'],
+      description:
+        'the due was already settled, was deleted, or owed less than was paid; or the payment does not match the link this service created for the due: another currency than the business’s (received_paise is then in that currency’s minor unit), a link it did not create for that due, or another link amount',
     }),
     payment_id: Nullable(Type.String({ format: 'uuid', description: 'the payment recorded for the applied part' })),
     payment_method: Type.String(),

@@ -1,5 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { Db } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { isUuid, uuidv7 } from '../lib/ids.js';
 import { balanceOf } from '../transactions/domain.js';
@@ -32,9 +32,17 @@ export interface StaleLinksOutcome {
   refused: { linkId: string; transactionId: string; error: GatewayError }[];
 }
 
+/**
+ * Why money a gateway reported went to no due: the due was settled or deleted; or the report does
+ * not match what this service asked for (another currency than the business's, a link it did not
+ * create for that due, or a link amount other than the one it created), so nothing is recorded on
+ * the due on the strength of it.
+ */
+export type UnappliedReason = 'settled' | 'deleted' | 'currency' | 'unknown_link' | 'link_amount';
+
 export type GatewayPaymentOutcome =
   | { kind: 'recorded'; transactionId: string; paymentId: string; unappliedPaise: number }
-  | { kind: 'unapplied'; transactionId: string; reason: 'settled' | 'deleted'; unappliedPaise: number }
+  | { kind: 'unapplied'; transactionId: string; reason: UnappliedReason; unappliedPaise: number }
   | { kind: 'duplicate' }
   | { kind: 'unknown_reference'; referenceId: string | null };
 
@@ -130,17 +138,21 @@ export class GatewayService {
         created_at: now.toISOString(),
       });
       if (!claimed) return { kind: 'duplicate' };
-      if (report.linkId !== null) await repo.setLinkStatus(trx, report.linkId, 'paid');
-
-      const due = await transactionsRepo.lockTransaction(trx, business.id, referenceId);
-      if (!due || due.deleted_at !== null || due.status === 'paid') {
-        const reason = due?.status === 'paid' ? 'settled' : 'deleted';
+      const keep = async (reason: UnappliedReason): Promise<GatewayPaymentOutcome> => {
         await repo.settleGatewayPayment(trx, report.paymentId, {
           payment_id: null,
           unapplied_paise: report.amountPaise,
           unapplied_reason: reason,
         });
         return { kind: 'unapplied', transactionId: referenceId, reason, unappliedPaise: report.amountPaise };
+      };
+      const mismatch = await this.#mismatch(trx, business, referenceId, report);
+      if (mismatch !== null) return keep(mismatch);
+      if (report.linkId !== null) await repo.setLinkStatus(trx, report.linkId, 'paid');
+
+      const due = await transactionsRepo.lockTransaction(trx, business.id, referenceId);
+      if (!due || due.deleted_at !== null || due.status === 'paid') {
+        return keep(due?.status === 'paid' ? 'settled' : 'deleted');
       }
       const applied = Math.min(report.amountPaise, balanceOf(due));
       const recorded = await recordPaymentIn(
@@ -158,6 +170,20 @@ export class GatewayService {
       });
       return { kind: 'recorded', transactionId: referenceId, paymentId: recorded.payment.id, unappliedPaise };
     });
+  }
+
+  /** What in a report does not match the link this service created for the due (null: it matches). */
+  async #mismatch(
+    trx: Executor,
+    business: BusinessRow,
+    transactionId: string,
+    report: GatewayPaymentReport,
+  ): Promise<UnappliedReason | null> {
+    if (report.currency !== business.currency) return 'currency';
+    const link = report.linkId === null ? undefined : await repo.findLinkOfDue(trx, report.linkId, transactionId);
+    if (!link) return 'unknown_link';
+    if (report.linkAmountPaise !== Number(link.amount_paise)) return 'link_amount';
+    return null;
   }
 
   /**

@@ -37,7 +37,7 @@ type AutomaticHold = HoldReason | 'promised';
 /** A sender holds its reminder this long; after that a crashed sender's reminder is taken over. */
 export const LEASE_MS = 5 * 60_000;
 /** How many automatic reminders one worker sends at once. */
-const SENDS_IN_FLIGHT = 4;
+const SENDS_IN_FLIGHT = 8;
 /** Channel failures of an automatic reminder are retried after these delays, then it fails. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000];
 

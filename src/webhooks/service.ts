@@ -118,7 +118,7 @@ export class WebhookService {
 
   /**
    * Seals again, with the current sealing key and the endpoint bound in, every secret sealed
-   * before (v1) or with an older key of ENCRYPTION_KEYS (README "Security"): after it, the old key
+   * before (v1) or with an older key of ENCRYPTION_KEYS (docs/security.md): after it, the old key
    * can leave the configuration, and a key an earlier version kept in the database is deleted.
    * O(endpoints), run by the operator (`secrets reseal`), never on a request.
    */

@@ -33,6 +33,19 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: 'export --business ID [--status pending|overdue|outstanding|paid] > F',
     load: () => import('./export.js'),
   },
+  'business export': {
+    usage: 'business export --business ID --out DIR   everything the business holds, as JSON lines',
+    load: () => import('./business-export.js'),
+  },
+  'contact erase': {
+    usage: "contact erase --business ID --contact ID   remove a buyer's personal data (money records stay)",
+    load: () => import('./contact-erase.js'),
+  },
+  'templates sync': {
+    usage:
+      'templates sync [--dry-run]        create the WhatsApp templates the account lacks (docs/whatsapp-templates.json)',
+    load: () => import('./templates-sync.js'),
+  },
   verify: {
     usage: 'verify [--business ID]            integrity, and every kept figure recomputed from the rows',
     load: () => import('./verify.js'),

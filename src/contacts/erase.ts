@@ -1,0 +1,79 @@
+import type { Db } from '../db/schema.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import * as repo from './erase-repository.js';
+import { erasedNameKey, redactJsonText } from './redact.js';
+import { findContact } from './repository.js';
+
+export interface EraseResult {
+  contact_id: string;
+  events: number;
+  deliveries: number;
+  replies: number;
+  claims: number;
+  messages: number;
+  replays: number;
+}
+
+/**
+ * Erases a buyer's personal data (PRODUCT part 24), in one database transaction: the contact is
+ * renamed "Erased buyer" with a name key no name can make (redact.ts: outside the name
+ * uniqueness, never found by name) and loses its phone and its fuzzy-search terms; its chat
+ * replies are deleted, the references typed on its claims cleared, the phone of the messages
+ * sent to it cleared; and its name and phone are redacted in the stored events, in the webhook
+ * deliveries carrying them, and in the stored replays of requests (the one change events ever
+ * get). Money records are not touched: the dues, payments and claims stay, with their amounts,
+ * so every total stays exact (`verify` agrees after an erase).
+ */
+export async function eraseContact(
+  deps: { db: Db; clock: Clock },
+  businessId: string,
+  contactId: string,
+): Promise<EraseResult> {
+  const at = deps.clock.now().toISOString();
+  return deps.db.transaction().execute(async (trx) => {
+    const contact = await findContact(trx, businessId, contactId);
+    if (!contact) throw errors.notFound('contact');
+    const personal = { names: [contact.name], phones: contact.phone ? [contact.phone] : [] };
+    const dueIds = await repo.contactDueIds(trx, businessId, contactId);
+    await repo.eraseContactRow(trx, businessId, contactId, erasedNameKey(contactId), at);
+    await repo.deleteNameTerms(trx, contactId);
+    const result: EraseResult = {
+      contact_id: contactId,
+      events: 0,
+      deliveries: 0,
+      replies: await repo.deleteReplies(trx, businessId, contactId),
+      claims: await repo.clearClaimReferences(trx, businessId, contactId),
+      messages: await repo.clearMessagePhones(trx, contactId),
+      replays: 0,
+    };
+    const mentions = [
+      contactId,
+      ...dueIds,
+      ...(contact.name === 'Erased buyer' ? [] : [JSON.stringify(contact.name).slice(1, -1)]),
+      ...personal.phones,
+    ];
+    const seen = new Set<string>();
+    for await (const event of repo.eventsMentioning(trx, businessId, mentions)) {
+      if (seen.has(event.id)) continue;
+      seen.add(event.id);
+      const payload = redactJsonText(event.payload, personal);
+      if (payload === event.payload) continue;
+      await repo.setEventPayload(trx, event.id, payload);
+      result.events++;
+      for (const delivery of await repo.deliveriesOf(trx, event.id)) {
+        const body = redactJsonText(delivery.body, personal);
+        if (body === delivery.body) continue;
+        await repo.setDeliveryBody(trx, delivery.id, body);
+        result.deliveries++;
+      }
+    }
+    for (const replay of await repo.idempotencyMentioning(trx, businessId, contactId)) {
+      const body = redactJsonText(replay.response_body, personal);
+      if (body === replay.response_body) continue;
+      await repo.setIdempotencyBody(trx, businessId, replay, body);
+      result.replays++;
+    }
+    return result;
+  });
+}

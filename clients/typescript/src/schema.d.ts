@@ -1238,10 +1238,10 @@ export interface components {
             /** @description the part of it no due took */
             unapplied_paise: number;
             /**
-             * @description the due was already settled, was deleted, or owed less than was paid
+             * @description the due was already settled, was deleted, or owed less than was paid; or the payment does not match the link this service created for the due: another currency than the business’s (received_paise is then in that currency’s minor unit), a link it did not create for that due, or another link amount
              * @enum {string}
              */
-            reason: "settled" | "deleted" | "over_balance";
+            reason: "settled" | "deleted" | "over_balance" | "currency" | "unknown_link" | "link_amount";
             /**
              * Format: uuid
              * @description the payment recorded for the applied part

@@ -9,8 +9,8 @@ import { createReceivablesClient, type ReceivablesClient, type Schema } from '..
  *   it has seen (less a few seconds of overlap), page by page with starting_after, and keeps the
  *   newest version of each due by updated_at (a deleted one comes with deleted_at).
  *
- * Run it against a server: RECEIVABLES_URL=http://localhost:3000 RECEIVABLES_API_KEY=rk_live_...
- * npx tsx clients/typescript/examples/sync.ts
+ * Run it against a server (a key from `npm run -s cli -- demo` or `key issue`):
+ *   API=http://localhost:3000 KEY=rk_live_... npx tsx clients/typescript/examples/sync.ts
  */
 
 type Due = Schema<'Transaction'>;
@@ -107,10 +107,10 @@ export async function runSample(options: { baseUrl: string; apiKey: string }): P
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const baseUrl = process.env.RECEIVABLES_URL ?? 'http://localhost:3000';
-  const apiKey = process.env.RECEIVABLES_API_KEY;
+  const baseUrl = process.env.API ?? 'http://localhost:3000';
+  const apiKey = process.env.KEY;
   if (!apiKey) {
-    console.error('set RECEIVABLES_API_KEY (npm run -s cli -- key issue --business ID)');
+    console.error('set KEY to an API key (npm run -s cli -- key issue --business ID)');
     process.exit(2);
   }
   runSample({ baseUrl, apiKey }).then(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { adjustmentRoutes, adjustmentSchemas } from './adjustments/routes.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
@@ -29,6 +30,7 @@ import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageErrorHandler, payPageRoutes } from './paypage/routes.js';
+import { receiptRoutes, receiptSchemas } from './receipts/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Aging, Summary } from './summary/schema.js';
@@ -112,6 +114,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...webhookSchemas,
     ...eventSchemas,
     ...claimSchemas,
+    ...receiptSchemas,
+    ...adjustmentSchemas,
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
@@ -144,6 +148,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(transactionRoutes);
       await v1.register(bulkRoutes);
       await v1.register(claimRoutes);
+      await v1.register(receiptRoutes);
+      await v1.register(adjustmentRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);
       await v1.register(messagingRoutes);

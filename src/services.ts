@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { AdjustmentService } from './adjustments/service.js';
 import { BulkService } from './bulk/service.js';
 import { type AuthenticatedKey, BusinessService } from './businesses/service.js';
 import { type CacheNamespace, cache } from './cache/cache.js';
@@ -20,6 +21,7 @@ import { ServiceWindow } from './messaging/window.js';
 import { createGateway } from './payments-gateway/index.js';
 import type { PaymentsGateway } from './payments-gateway/port.js';
 import { GatewayService } from './payments-gateway/service.js';
+import { ReceiptService } from './receipts/service.js';
 import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
 import { SummaryService } from './summary/service.js';
@@ -45,6 +47,10 @@ export interface Services {
   reminders: ReminderService;
   /** "I have paid" claims, confirmed or rejected by the business (PRODUCT part 11) */
   claims: ClaimService;
+  /** receipts of buyers' accounts: allocations, credit, reversals */
+  receipts: ReceiptService;
+  /** tds, discounts, credit notes and write-offs on dues */
+  adjustments: AdjustmentService;
   /** payment links and gateway payments (PAYMENTS_GATEWAY), and unapplied money */
   moneyIn: GatewayService;
   chatInbound: ChatInboundService;
@@ -152,6 +158,8 @@ export function createServices(deps: {
     messaging: new MessagingService({ db }),
     reminders,
     claims: new ClaimService({ db, clock }),
+    receipts: new ReceiptService({ db, clock, contacts, idempotency }),
+    adjustments: new AdjustmentService({ db, clock }),
     moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
     idempotency,
     chatInbound: new ChatInboundService({ db, clock, channel: messenger, businesses, commands, prices }),

@@ -453,7 +453,7 @@ describe('GET /v1/transactions/export', () => {
 
     const { text, rows } = await exportCsv(biz);
     expect(text.split('\r\n')[0]).toBe(
-      'id,contact_id,contact_name,contact_phone,amount_paise,currency,status,direction,due_date,paid_at,utr,payment_method,invoice_number,notes,recurrence,series_id,reminders_paused,promise,amount_paid_paise,balance_paise,deleted_at,reminder_count,pay_page_url,created_at,updated_at',
+      'id,contact_id,contact_name,contact_phone,amount_paise,currency,status,direction,due_date,paid_at,utr,payment_method,invoice_number,notes,recurrence,series_id,reminders_paused,promise,amount_paid_paise,amount_adjusted_paise,balance_paise,deleted_at,reminder_count,pay_page_url,created_at,updated_at',
     );
     expect(rows).toHaveLength(2);
     const [first, second] = rows as [Record<string, string>, Record<string, string>];

@@ -23,6 +23,10 @@ describe('POST /v1/contacts', () => {
         risk_flag: 'low',
         created_at: '2026-11-21T06:30:00.000Z',
         updated_at: '2026-11-21T06:30:00.000Z',
+        credit_paise: 0,
+        balance_paise: 0,
+        account_url: expect.stringMatching(/\/a\/[A-Za-z0-9_-]{22,}$/),
+        language: null,
       },
     });
   });
@@ -123,7 +127,18 @@ describe('GET /v1/contacts', () => {
     const defaults = await biz.get('/v1/contacts');
     expect(defaults.body).toMatchObject({ limit: 50, offset: 0, hasMore: false });
     expect(Object.keys(defaults.body.data[0]).sort()).toEqual(
-      ['created_at', 'id', 'name', 'phone', 'risk_flag', 'updated_at'].sort(),
+      [
+        'account_url',
+        'balance_paise',
+        'created_at',
+        'credit_paise',
+        'id',
+        'language',
+        'name',
+        'phone',
+        'risk_flag',
+        'updated_at',
+      ].sort(),
     );
   });
 

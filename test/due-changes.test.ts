@@ -291,6 +291,7 @@ describe('GET /openapi.json', () => {
       'import',
       'chat',
       'dashboard',
+      'credit',
     ]);
     expect(Object.keys(doc.components.schemas.Transaction.properties)).toEqual(
       expect.arrayContaining([

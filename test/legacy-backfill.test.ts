@@ -348,3 +348,106 @@ describe('migration 2026-11-25T02-00_contact-scores', () => {
     }
   });
 });
+
+describe('migration 2026-11-27T02-00_khata', () => {
+  it('makes every payment a receipt of one allocation, and keeps each contact’s balance', {
+    timeout: 30_000,
+  }, async () => {
+    const { store, drop } = await emptyStore();
+    try {
+      const { db } = store;
+      const before = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      expect((await before.migrateTo('2026-11-25T12-00_lean-create-checks')).error).toBeUndefined();
+      const now = new Date('2030-03-10T20:00:00.000Z');
+      const at = now.toISOString();
+      const businessId = uuidv7(now.getTime());
+      const contactId = uuidv7(now.getTime() + 1);
+      await insertBusiness(db, businessId, 'Khata Traders', '919800000004', at);
+      await db
+        .insertInto('contacts')
+        .values({
+          id: contactId,
+          business_id: businessId,
+          name: 'Khata Buyer',
+          name_key: 'khata buyer',
+          phone: null,
+          phone_rev: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      const dueIds = [uuidv7(now.getTime() + 2), uuidv7(now.getTime() + 3)];
+      await db
+        .insertInto('transactions')
+        .values(
+          dueIds.map((id, i) => ({
+            id,
+            business_id: businessId,
+            contact_id: contactId,
+            amount_paise: 10_000,
+            amount_paid_paise: i === 0 ? 4_000 : 10_000,
+            currency: 'INR',
+            status: i === 0 ? 'pending' : 'paid',
+            open: i === 0 ? 1 : 0,
+            direction: 'receivable',
+            due_date: '2030-04-01',
+            paid_at: i === 0 ? null : at,
+            utr: null,
+            payment_method: null,
+            invoice_number: null,
+            notes: null,
+            reminder_count: 0,
+            claim_count: 0,
+            pay_token: `khata-${i}-${randomBytes(8).toString('hex')}`,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .execute();
+      const paymentIds = [uuidv7(now.getTime() + 4), uuidv7(now.getTime() + 5)];
+      await db
+        .insertInto('payments')
+        .values(
+          paymentIds.map((id, i) => ({
+            id,
+            business_id: businessId,
+            transaction_id: dueIds[i] as string,
+            amount_paise: i === 0 ? 4_000 : 10_000,
+            utr: `UTR-${i}`,
+            payment_method: 'upi',
+            source: 'api',
+            created_at: at,
+          })) as never,
+        )
+        .execute();
+
+      expect(await migrate(db)).toContain('2026-11-27T02-00_khata');
+
+      const services = createServices({
+        store,
+        clock: new ManualClock(now),
+        config: loadConfig({}, { dataDir: '', databaseUrl: undefined }),
+      });
+      const business = await services.businesses.get(businessId);
+      const receipt = await services.receipts.get(business, paymentIds[0] as string);
+      expect(receipt.receipt).toMatchObject({
+        contact_id: contactId,
+        amount_paise: 4_000,
+        applied_paise: 4_000,
+        credit_paise: 0,
+        utr: 'UTR-0',
+        // 20:00 UTC is the next day in Kolkata.
+        received_on: '2030-03-11',
+      });
+      expect(receipt.allocations.map((a) => [a.transaction_id, Number(a.amount_paise)])).toEqual([[dueIds[0], 4_000]]);
+      const { contact } = await services.contacts.get(business, contactId);
+      expect(contact).toMatchObject({ open_paise: 6_000, credit_paise: 0, balance_paise: 6_000 });
+      expect(contact.account_token).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      // The triggers keep it from here on.
+      await services.transactions.recordPayment(business, dueIds[0] as string, { amountPaise: 1_000, source: 'api' });
+      expect((await services.contacts.get(business, contactId)).contact.balance_paise).toBe(5_000);
+    } finally {
+      await drop();
+    }
+  });
+});

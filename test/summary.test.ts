@@ -29,6 +29,7 @@ describe('GET /v1/summary', () => {
         paid_this_month_paise: 0,
         total_outstanding_paise: 0,
         contact_count: 0,
+        credit_paise: 0,
       },
     });
   });
@@ -50,6 +51,7 @@ describe('GET /v1/summary', () => {
       paid_this_month_paise: 8000,
       total_outstanding_paise: 7000,
       contact_count: 4,
+      credit_paise: 0,
     });
   });
 

@@ -49,6 +49,7 @@ describe('POST /v1/transactions', () => {
         reminders_paused: false,
         promise: null,
         amount_paid_paise: 0,
+        amount_adjusted_paise: 0,
         balance_paise: 123_450,
         deleted_at: null,
         reminder_count: 0,

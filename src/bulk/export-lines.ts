@@ -199,7 +199,10 @@ function rules(d: Dialect) {
       // { date, made_at, kept } as JSON, quoted; kept for an unpaid due: false once the date has passed.
       promise: sql`case when ${promiseDate} is null then '' else '"{""date"":""' || ${d.date(promiseDate)} || '"",""made_at"":""' || ${d.timestamp(madeAt)} || '"",""kept"":' || case when ${today} > ${promiseDate} then 'false' else 'null' end || '}"' end`,
       amount_paid_paise: d.text(col('transactions.amount_paid_paise')),
-      balance_paise: d.text(sql`("transactions"."amount_paise" - "transactions"."amount_paid_paise")`),
+      amount_adjusted_paise: d.text(col('transactions.amount_adjusted_paise')),
+      balance_paise: d.text(
+        sql`("transactions"."amount_paise" - "transactions"."amount_paid_paise" - "transactions"."amount_adjusted_paise")`,
+      ),
       deleted_at: plain(d.timestamp(col('transactions.deleted_at'))),
       reminder_count: d.text(col('transactions.reminder_count')),
       pay_page_url: payUrlCell(publicBaseUrl),

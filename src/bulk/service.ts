@@ -173,6 +173,8 @@ export class BulkService {
     // The chunks' totals, written once after the last (fewer statements; on PostgreSQL the
     // business's totals row is then locked from the import's last statement only).
     const totals = transactions.deferTotals();
+    // The dues written for contacts that held credit: settled from it once the totals are written.
+    const written_: { id: string; contact_id: string }[] = [];
     // One budget for the whole import: its rows and every series' catch-up (at most 10,000 dues).
     const budget = transactions.dueBudget();
     let writing: Promise<void> | undefined;
@@ -192,6 +194,7 @@ export class BulkService {
           const written = await transactions.writePrepared(trx, business, prepared, totals, budget);
           if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
           for (const due of written) result.ids.push(due.id);
+          written_.push(...transactions.creditCandidates(prepared, written));
           options.onProgress?.(end, rows.length);
         })();
         // Awaited at the next chunk or below; until then its failure must not count as unhandled.
@@ -199,6 +202,7 @@ export class BulkService {
       }
       await writing;
       await totals.write(trx, business.id);
+      if (written_.length > 0) await transactions.useCredit(trx, business, written_);
     } finally {
       // Failed elsewhere meanwhile: the transaction ends only once the chunk being written has.
       await writing?.catch(() => {});

@@ -37,7 +37,7 @@ export interface OpenDue {
 export async function openDuesOldestFirst(db: Executor, businessId: string, contactId: string): Promise<OpenDue[]> {
   const rows = await db
     .selectFrom('transactions')
-    .select(['id', 'amount_paise', 'amount_paid_paise', 'due_date'])
+    .select(['id', 'amount_paise', 'amount_paid_paise', 'amount_adjusted_paise', 'due_date'])
     .where('business_id', '=', businessId)
     .where('contact_id', '=', contactId)
     .where('open', '=', 1)
@@ -48,7 +48,7 @@ export async function openDuesOldestFirst(db: Executor, businessId: string, cont
   return rows.map((r) => ({
     id: r.id,
     due_date: r.due_date,
-    balance_paise: Number(r.amount_paise) - Number(r.amount_paid_paise),
+    balance_paise: Number(r.amount_paise) - Number(r.amount_paid_paise) - Number(r.amount_adjusted_paise),
   }));
 }
 
@@ -70,13 +70,16 @@ export async function largestBalances(
   let q = db
     .selectFrom('transactions as t')
     .innerJoin('contacts as c', 'c.id', 't.contact_id')
-    .select(['c.name as name', sql<number>`sum(t.amount_paise - t.amount_paid_paise)`.as('paise')])
+    .select([
+      'c.name as name',
+      sql<number>`sum(t.amount_paise - t.amount_paid_paise - t.amount_adjusted_paise)`.as('paise'),
+    ])
     .where('t.business_id', '=', businessId)
     .where('t.open', '=', 1);
   if (overdueBefore !== undefined) q = q.where('t.due_date', '<', overdueBefore);
   const rows = await q
     .groupBy(['c.id', 'c.name'])
-    .orderBy(sql`sum(t.amount_paise - t.amount_paid_paise)`, 'desc')
+    .orderBy(sql`sum(t.amount_paise - t.amount_paid_paise - t.amount_adjusted_paise)`, 'desc')
     .orderBy('c.name', 'asc')
     .limit(limit)
     .execute();

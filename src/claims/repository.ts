@@ -44,6 +44,7 @@ export function listPendingClaims(db: Executor, businessId: string, limit: numbe
       'contacts.name as contact_name',
       'transactions.amount_paise',
       'transactions.amount_paid_paise',
+      'transactions.amount_adjusted_paise',
       'transactions.due_date',
       'transactions.invoice_number',
     ])

@@ -2,7 +2,26 @@ import type { ContactRow } from './repository.js';
 import type { ContactResponse, ContactWithBalancesResponse } from './schema.js';
 import type { ContactStanding } from './service.js';
 
-export function presentContact(row: ContactRow, standing: Pick<ContactStanding, 'riskFlag'>): ContactResponse {
+/** The buyer's account page (PRODUCT part 18); null only for a row written without a token (bench seeds). */
+export function accountUrl(publicBaseUrl: string, token: string | null): string | null {
+  return token === null ? null : `${publicBaseUrl}/a/${token}`;
+}
+
+/** The kept account figures every contact shape carries (the row's own columns: no read of its history). */
+function account(row: ContactRow, publicBaseUrl: string) {
+  return {
+    credit_paise: Number(row.credit_paise),
+    balance_paise: Number(row.balance_paise),
+    account_url: accountUrl(publicBaseUrl, row.account_token),
+    language: row.language,
+  };
+}
+
+export function presentContact(
+  row: ContactRow,
+  standing: Pick<ContactStanding, 'riskFlag'>,
+  publicBaseUrl: string,
+): ContactResponse {
   return {
     id: row.id,
     name: row.name,
@@ -10,10 +29,15 @@ export function presentContact(row: ContactRow, standing: Pick<ContactStanding, 
     risk_flag: standing.riskFlag,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    ...account(row, publicBaseUrl),
   };
 }
 
-export function presentContactWithBalances(row: ContactRow, s: ContactStanding): ContactWithBalancesResponse {
+export function presentContactWithBalances(
+  row: ContactRow,
+  s: ContactStanding,
+  publicBaseUrl: string,
+): ContactWithBalancesResponse {
   return {
     id: row.id,
     name: row.name,
@@ -27,5 +51,6 @@ export function presentContactWithBalances(row: ContactRow, s: ContactStanding):
     overdue_count: s.overdueCount,
     total_transactions: s.totalTransactions,
     reminders_paused: row.reminders_paused === 1,
+    ...account(row, publicBaseUrl),
   };
 }

@@ -258,7 +258,7 @@ function standingAggregates(db: Executor, today: unknown) {
     : sql`json_group_array(json_array(open, amount_paise, due_date, paid_at, promise_date)) filter (where ${scored})`;
   return [
     sql<number>`count(*)`.as('total_transactions'),
-    sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise else 0 end), 0)`.as(
+    sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise - amount_adjusted_paise else 0 end), 0)`.as(
       'outstanding_paise',
     ),
     sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),

@@ -16,6 +16,7 @@ import {
 
 export async function contactRoutes(app: App) {
   const { contacts, transactions, businesses } = app.deps.services;
+  const { publicBaseUrl } = app.deps.config;
 
   app.get(
     '/contacts',
@@ -33,7 +34,7 @@ export async function contactRoutes(app: App) {
     async (request) => {
       const page = await contacts.list(request.auth.business, request.query);
       return {
-        data: page.items.map((i) => presentContact(i.contact, i.standing)),
+        data: page.items.map((i) => presentContact(i.contact, i.standing, publicBaseUrl)),
         total: page.total,
         limit: page.limit,
         offset: page.offset,
@@ -69,7 +70,7 @@ export async function contactRoutes(app: App) {
           idempotencyKey: idempotencyKeyOf(request, 'contacts.create'),
           respond: (result) => ({
             status: result.created ? 201 : 200,
-            body: { data: presentContact(result.contact, result.standing), created: result.created },
+            body: { data: presentContact(result.contact, result.standing, publicBaseUrl), created: result.created },
           }),
         }),
       ),
@@ -102,7 +103,7 @@ export async function contactRoutes(app: App) {
         () => businesses.dataVersion(business.id),
         async () => {
           const { contact, standing } = await contacts.get(business, request.params.id, today);
-          return { data: presentContactWithBalances(contact, standing) };
+          return { data: presentContactWithBalances(contact, standing, publicBaseUrl) };
         },
       );
     },
@@ -142,7 +143,7 @@ export async function contactRoutes(app: App) {
     },
     async (request) => {
       const { contact, standing } = await contacts.update(request.auth.business, request.params.id, request.body);
-      return { data: presentContact(contact, standing) };
+      return { data: presentContact(contact, standing, publicBaseUrl) };
     },
   );
 }

@@ -24,6 +24,14 @@ export const Contact = Type.Object(
     risk_flag: RiskFlag,
     created_at: Timestamp,
     updated_at: Timestamp,
+    credit_paise: Type.Integer({ minimum: 0, description: 'money received and not yet used by a due (an advance)' }),
+    balance_paise: Type.Integer({
+      description: 'outstanding_paise - credit_paise: negative when the business owes the buyer',
+    }),
+    account_url: Nullable(Type.String({ description: "the buyer's account page: {PUBLIC_BASE_URL}/a/<token>" })),
+    language: Nullable(
+      Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
+    ),
   },
   { $id: 'Contact' },
 );
@@ -47,6 +55,14 @@ export const ContactWithBalances = Type.Object(
     overdue_count: Type.Integer(),
     total_transactions: Type.Integer(),
     reminders_paused: Type.Boolean({ description: 'true while reminders to this contact are paused' }),
+    credit_paise: Type.Integer({ minimum: 0, description: 'money received and not yet used by a due (an advance)' }),
+    balance_paise: Type.Integer({
+      description: 'outstanding_paise - credit_paise: negative when the business owes the buyer',
+    }),
+    account_url: Nullable(Type.String({ description: "the buyer's account page: {PUBLIC_BASE_URL}/a/<token>" })),
+    language: Nullable(
+      Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
+    ),
   },
   { $id: 'ContactWithBalances' },
 );

@@ -8,7 +8,7 @@ import { HALF_LIFE_DAYS, type PaidSums, paidDueSums } from '../lib/payment-score
  * Issue 18: a contact's payment score kept incrementally. Each due that becomes paid adds its
  * terms to its contact's `contact_scores` row, in the transaction that settles it (payments,
  * mark-paid, confirmed claims, the gateway and chat all settle through recordPaymentIn; a PATCH
- * lowering the amount to what was paid through patchDue). Nothing else moves a paid due: PATCH,
+ * lowering the amount to what was paid through patchDue). A reversal takes one back out (removeSettledDue); PATCH,
  * DELETE and payments refuse it, and a business's time zone is fixed, so the sums only grow.
  */
 
@@ -68,3 +68,27 @@ export async function addSettledDue(
 
 /** Recomputes the sums from the paid dues (bench seeds that write paid rows directly). */
 export { rebuildScoreSums } from '../db/migrations/2026-11-25T02-00_contact-scores.js';
+
+/**
+ * Takes a settled due back out of its contact's score sums (a reversal reopens it): the same
+ * terms added when it was settled at `paidAt`, subtracted.
+ */
+export async function removeSettledDue(
+  trx: Executor,
+  business: { id: string; timezone: string },
+  due: SettledDue,
+  paidAt: string,
+): Promise<void> {
+  const sums = paidDueSums({
+    amountPaise: Number(due.amount_paise),
+    dueDate: due.due_date,
+    paidDate: localDate(business.timezone, new Date(paidAt)),
+    promiseDate: due.promise_date,
+  });
+  await upsert(trx, business.id, due.contact_id, {
+    epochDay: sums.epochDay,
+    weighted: -sums.weighted,
+    weights: -sums.weights,
+    terms: -sums.terms,
+  });
+}

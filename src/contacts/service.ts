@@ -6,7 +6,7 @@ import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.
 import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
-import { uuidv7 } from '../lib/ids.js';
+import { randomToken, uuidv7 } from '../lib/ids.js';
 import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type ScoredDue } from '../lib/payment-score.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
@@ -122,6 +122,11 @@ export class ContactService {
         phone_rev: phone === null ? null : reversedDigits(phone),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
+        open_paise: 0,
+        credit_paise: 0,
+        balance_paise: 0,
+        account_token: randomToken(),
+        language: null,
       });
       return true;
     });

@@ -101,6 +101,16 @@ export interface ContactTable {
   reminders_paused: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** kept: the open dues' balances (triggers on transactions keep it; migration 2026-11-27T02-00) */
+  open_paise: Generated<number>;
+  /** kept: the receipts' unused credit */
+  credit_paise: Generated<number>;
+  /** kept: open_paise - credit_paise (negative when the business owes the buyer) */
+  balance_paise: Generated<number>;
+  /** the buyer's account page token (/a/<token>); null only for rows written outside the service (bench seeds) */
+  account_token: Generated<string | null>;
+  /** the buyer's language for the account page; null: the business's */
+  language: Generated<string | null>;
 }
 
 /**
@@ -151,8 +161,10 @@ export interface TransactionTable {
   pay_token: string;
   created_at: string;
   updated_at: string;
-  /** the sum of the due's payments; the balance is amount_paise - amount_paid_paise */
+  /** the sum of the due's payments (not reversed) */
   amount_paid_paise: Generated<number>;
+  /** the sum of the due's adjustments; the balance is amount - paid - adjusted */
+  amount_adjusted_paise: Generated<number>;
   /** set when the due was removed (soft delete; `open` is then -1) */
   deleted_at: Generated<string | null>;
   /** the id of the first due of its series; null when it does not repeat */
@@ -176,8 +188,43 @@ export interface PaymentTable {
   amount_paise: number;
   utr: string | null;
   payment_method: string;
-  /** api, claim, gateway, import, chat or dashboard */
+  /** api, claim, gateway, import, chat, dashboard or credit */
   source: string;
+  created_at: string;
+  /** the receipt this payment is an allocation of */
+  receipt_id: string;
+  /** set when its receipt was reversed: it no longer counts on the due */
+  reversed_at: string | null;
+}
+
+/** Money received from a buyer; its payments are its allocations, the rest is credit. */
+export interface ReceiptTable {
+  id: string;
+  business_id: string;
+  contact_id: string;
+  amount_paise: number;
+  applied_paise: number;
+  /** what is left of it as the contact's credit */
+  credit_paise: number;
+  utr: string | null;
+  payment_method: string;
+  source: string;
+  received_on: string;
+  created_at: string;
+  reversed_at: string | null;
+  reversal_reason: string | null;
+}
+
+/** What lowers a due's balance without money (tds, discount, credit_note, write_off). */
+export interface AdjustmentTable {
+  id: string;
+  business_id: string;
+  transaction_id: string;
+  contact_id: string;
+  kind: string;
+  amount_paise: number;
+  reason: string | null;
+  reference: string | null;
   created_at: string;
 }
 
@@ -444,6 +491,8 @@ export interface Database {
   events: EventTable;
   payment_claims: PaymentClaimTable;
   payments: PaymentTable;
+  receipts: ReceiptTable;
+  adjustments: AdjustmentTable;
   payment_links: PaymentLinkTable;
   gateway_payments: GatewayPaymentTable;
   reminders: ReminderTable;

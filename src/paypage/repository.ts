@@ -11,6 +11,7 @@ export function findPayPageByToken(db: Executor, token: string) {
       'transactions.business_id',
       'transactions.amount_paise',
       'transactions.amount_paid_paise',
+      'transactions.amount_adjusted_paise',
       'transactions.deleted_at',
       'transactions.currency',
       'transactions.status',

@@ -43,6 +43,7 @@ export function reminderMessage(
     'contact_name' | 'contact_phone' | 'amount_paise' | 'currency' | 'due_date' | 'pay_token'
   > & {
     amount_paid_paise?: number;
+    amount_adjusted_paise?: number;
   },
   template: ReminderTemplate,
   publicBaseUrl: string,
@@ -57,7 +58,11 @@ export function reminderMessage(
       due.contact_name,
       business.name,
       formatAmount(
-        balanceOf({ amount_paise: due.amount_paise, amount_paid_paise: due.amount_paid_paise ?? 0 }),
+        balanceOf({
+          amount_paise: due.amount_paise,
+          amount_paid_paise: due.amount_paid_paise ?? 0,
+          amount_adjusted_paise: due.amount_adjusted_paise ?? 0,
+        }),
         due.currency,
         locale,
       ),

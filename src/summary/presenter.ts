@@ -12,5 +12,6 @@ export function presentSummary(t: Totals, currency: string): SummaryResponse {
     paid_this_month_paise: t.paidThisMonthPaise,
     total_outstanding_paise: outstandingOfTotals(t),
     contact_count: t.contactCount,
+    credit_paise: t.creditPaise,
   };
 }

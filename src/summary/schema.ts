@@ -11,6 +11,10 @@ export const Summary = Type.Object(
     paid_this_month_paise: Type.Integer(),
     total_outstanding_paise: Type.Integer(),
     contact_count: Type.Integer(),
+    credit_paise: Type.Integer({
+      minimum: 0,
+      description: "the contacts' credit (money received that no due has used yet)",
+    }),
   },
   { $id: 'Summary' },
 );

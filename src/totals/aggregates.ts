@@ -440,10 +440,16 @@ export async function applyPayment(
     settles: boolean;
     amountPaise: number;
     month: string;
+    /**
+     * what of it is money received this month (default all of it): 0 for credit used or an
+     * adjustment, which lower the balance without new money
+     */
+    moneyPaise?: number;
   },
 ) {
   const from = p.fromStatus;
   const settled = p.settles ? 1 : 0;
+  const money = p.moneyPaise ?? p.paise;
   if (isPostgres(db)) {
     const day = [{ dueDate: p.dueDate, count: -settled, paise: -p.paise }];
     return applyDeltas(db, p.businessId, {
@@ -455,7 +461,7 @@ export async function applyPayment(
       },
       pendingDays: from === 'pending' ? day : [],
       openDays: day,
-      paidMonth: { month: p.month, count: settled, paise: p.paise },
+      paidMonth: { month: p.month, count: settled, paise: money },
     });
   }
   await db
@@ -472,13 +478,39 @@ export async function applyPayment(
   await changeOpenDay(db, p.businessId, p.dueDate, -settled, -p.paise);
   await db
     .insertInto('paid_by_month')
-    .values({ business_id: p.businessId, month: p.month, due_count: settled, due_paise: p.paise })
+    .values({ business_id: p.businessId, month: p.month, due_count: settled, due_paise: money })
     .onConflict((oc) =>
       oc.columns(['business_id', 'month']).doUpdateSet({
         due_count: sql`paid_by_month.due_count + ${settled}`,
-        due_paise: sql`paid_by_month.due_paise + ${p.paise}`,
+        due_paise: sql`paid_by_month.due_paise + ${money}`,
       }),
     )
+    .execute();
+}
+
+/**
+ * Money received (or taken back, negative) in a business-local month that no due's balance moved
+ * with: a receipt's credit when it is received, or taken back by a reversal.
+ */
+export async function addMonthMoney(db: Executor, businessId: string, month: string, paise: number) {
+  if (paise === 0) return;
+  if (isPostgres(db)) return applyDeltas(db, businessId, { totals: {}, paidMonth: { month, count: 0, paise } });
+  await db
+    .insertInto('paid_by_month')
+    .values({ business_id: businessId, month, due_count: 0, due_paise: paise })
+    .onConflict((oc) =>
+      oc.columns(['business_id', 'month']).doUpdateSet({ due_paise: sql`paid_by_month.due_paise + ${paise}` }),
+    )
+    .execute();
+}
+
+/** A paid due leaves the paid totals (a reversal reopens it): count and whole amount. */
+export async function removePaidDue(db: Executor, businessId: string, amountPaise: number) {
+  if (isPostgres(db)) return applyDeltas(db, businessId, { totals: { paid_count: -1, paid_paise: -amountPaise } });
+  await db
+    .updateTable('business_totals')
+    .set({ paid_count: sql`paid_count - 1`, paid_paise: sql`paid_paise - ${amountPaise}` })
+    .where('business_id', '=', businessId)
     .execute();
 }
 
@@ -517,6 +549,8 @@ export interface Totals {
   paid: { count: number; paise: number };
   paidThisMonthPaise: number;
   contactCount: number;
+  /** the contacts' unused credit */
+  creditPaise: number;
 }
 
 /**
@@ -527,7 +561,7 @@ export interface Totals {
  */
 const totalsQuery = precompiled<
   { businessId: string; today: string; month: string },
-  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise', number | string | null>
+  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise' | 'credit_paise', number | string | null>
 >((db, arg) =>
   db
     .selectFrom('business_totals')
@@ -551,6 +585,13 @@ const totalsQuery = precompiled<
         .where('business_id', '=', arg('businessId'))
         .where('month', '=', arg('month'))
         .as('paid_month_paise'),
+      // The contacts' credit: those holding some (a partial index; credit is used at once, so few).
+      eb
+        .selectFrom('contacts')
+        .select(sql<number>`sum(credit_paise)`.as('n'))
+        .where('business_id', '=', arg('businessId'))
+        .where('credit_paise', '>', 0)
+        .as('credit_paise'),
     ])
     .where('business_totals.business_id', '=', arg('businessId')),
 );
@@ -583,6 +624,7 @@ export async function readTotals(db: Executor, businessId: string, today: string
     paid: { count: n('paid_count'), paise: n('paid_paise') },
     paidThisMonthPaise: n('paid_month_paise'),
     contactCount: n('contact_count'),
+    creditPaise: n('credit_paise'),
   };
 }
 

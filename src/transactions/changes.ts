@@ -42,8 +42,9 @@ export async function patchDue(
 
   const change: Partial<repo.StoredTransaction> = {};
   if (input.amount_paise !== undefined && input.amount_paise !== Number(current.amount_paise)) {
-    if (input.amount_paise < Number(current.amount_paid_paise)) {
-      throw errors.conflict(`amount_paise is below the ${current.amount_paid_paise} already paid`, 'amount_paise');
+    const settled = Number(current.amount_paid_paise) + Number(current.amount_adjusted_paise);
+    if (input.amount_paise < settled) {
+      throw errors.conflict(`amount_paise is below the ${settled} already paid or adjusted`, 'amount_paise');
     }
     change.amount_paise = input.amount_paise;
   }
@@ -76,8 +77,10 @@ export async function patchDue(
   }
 
   change.updated_at = now.toISOString();
-  // Lowered to exactly what was paid: the due is settled by the payments it has.
-  const settles = change.amount_paise !== undefined && change.amount_paise === Number(current.amount_paid_paise);
+  // Lowered to exactly what was paid (and adjusted): the due is settled by what it has.
+  const settles =
+    change.amount_paise !== undefined &&
+    change.amount_paise === Number(current.amount_paid_paise) + Number(current.amount_adjusted_paise);
   if (settles) {
     const last = (await repo.listPayments(trx, business.id, id)).at(-1);
     Object.assign(change, {
@@ -146,8 +149,8 @@ export async function patchDue(
 export async function removeDue(trx: Executor, business: BusinessRow, id: string, now: Date): Promise<void> {
   const current = await repo.lockTransaction(trx, business.id, id);
   if (!current || current.deleted_at !== null) throw errors.notFound('transaction');
-  if (current.status === 'paid' || Number(current.amount_paid_paise) > 0) {
-    throw errors.conflict('a due with payments cannot be deleted');
+  if (current.status === 'paid' || Number(current.amount_paid_paise) > 0 || Number(current.amount_adjusted_paise) > 0) {
+    throw errors.conflict('a due with payments or adjustments cannot be deleted');
   }
   const at = now.toISOString();
   await repo.updateTransaction(trx, business.id, id, { open: -1, deleted_at: at, updated_at: at, recurs_next: 0 });

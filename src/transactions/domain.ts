@@ -22,14 +22,23 @@ export function payPageUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/pay/${token}`;
 }
 
-/** What is still owed on a due (PRODUCT part 10): its amount less its payments. */
-export function balanceOf(row: { amount_paise: number | string; amount_paid_paise: number | string }): number {
-  return Number(row.amount_paise) - Number(row.amount_paid_paise);
+/** What is still owed on a due: its amount less its payments and its adjustments. */
+export function balanceOf(row: {
+  amount_paise: number | string;
+  amount_paid_paise: number | string;
+  amount_adjusted_paise?: number | string | undefined;
+}): number {
+  return Number(row.amount_paise) - Number(row.amount_paid_paise) - Number(row.amount_adjusted_paise ?? 0);
 }
 
 /** What a set of dues still owes: the balances of the open ones (paid and deleted ones owe nothing). */
 export function outstandingOf(
-  rows: readonly { open: number; amount_paise: number | string; amount_paid_paise: number | string }[],
+  rows: readonly {
+    open: number;
+    amount_paise: number | string;
+    amount_paid_paise: number | string;
+    amount_adjusted_paise?: number | string;
+  }[],
 ): number {
   return rows.reduce((sum, r) => (r.open === 1 ? sum + balanceOf(r) : sum), 0);
 }

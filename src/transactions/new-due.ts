@@ -57,6 +57,8 @@ export interface PreparedDues {
   readonly rows: TransactionView[];
   readonly reminders: ReminderTable[];
   readonly events: ReturnType<typeof eventRows>;
+  /** the dues' contacts that held credit when read (their new dues are settled from it) */
+  creditContacts?: ReadonlySet<string>;
 }
 
 /**
@@ -228,6 +230,7 @@ const STORED_COLUMNS: Record<keyof Omit<TransactionView, 'contact_name' | 'conta
   created_at: true,
   updated_at: true,
   amount_paid_paise: true,
+  amount_adjusted_paise: true,
   deleted_at: true,
   series_id: true,
   recurrence: true,
@@ -241,7 +244,8 @@ const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknow
   db.insertInto('transactions').values({
     ...Object.fromEntries(Object.keys(STORED_COLUMNS).map((column) => [column, arg(column as keyof TransactionView)])),
     contact_id: sql`(select c.id from contacts c where c.id = ${arg('contact_id')} and c.business_id = ${arg('business_id')}
-      and c.name = ${arg('contact_name')} and c.phone is not distinct from ${arg('contact_phone')})`,
+      and c.name = ${arg('contact_name')} and c.phone is not distinct from ${arg('contact_phone')}
+      and c.credit_paise = 0)`,
   } as never),
 );
 
@@ -270,6 +274,7 @@ function newDueRow(business: BusinessRow, due: NewDue, now: Date, at: string): T
     created_at: at,
     updated_at: at,
     amount_paid_paise: 0,
+    amount_adjusted_paise: 0,
     deleted_at: null,
     series_id: repeats ? (due.seriesId ?? id) : null,
     recurrence: due.recurrence,

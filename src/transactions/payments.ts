@@ -1,6 +1,6 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
-import type { Executor, PaymentTable } from '../db/schema.js';
+import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -9,6 +9,7 @@ import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf } from './domain.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
+import { insertReceipt } from './receipt-repository.js';
 import * as repo from './repository.js';
 import type { PAYMENT_SOURCES } from './schema.js';
 
@@ -31,12 +32,10 @@ export interface RecordedPayment {
 const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway'];
 
 /**
- * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11). The due is
- * locked first, so concurrent payments queue and the balance check sees every earlier one: part
- * payments that together exceed the balance never overpay. Everything moves together: the
- * payment row, the due's amount paid (and status, paid_at, utr, method when it settles), the
- * running totals, the contact's payment score sums (when it settles), the reminders, and the events (transaction.updated for a part payment,
- * transaction.paid for the settling one, payment.received when the buyer paid).
+ * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11): a receipt of
+ * the due's contact with one allocation (receipts/). The due is locked first, so concurrent
+ * payments queue and the balance check sees every earlier one: part payments that together exceed
+ * the balance never overpay.
  */
 export async function recordPaymentIn(
   trx: Executor,
@@ -53,6 +52,59 @@ export async function recordPaymentIn(
   if (input.amountPaise > balance) {
     throw errors.invalid('amount_paise', `amount_paise must not exceed the balance of ${balance}`);
   }
+  const receipt = newReceipt(business, current.contact_id, input, now);
+  await insertReceipt(trx, { ...receipt, applied_paise: input.amountPaise, credit_paise: 0 });
+  return applyToDue(trx, business, current, { ...input, receiptId: receipt.id, money: true }, now);
+}
+
+/** A receipt row of `input` as of `now`, before its allocations are known. */
+export function newReceipt(
+  business: BusinessRow,
+  contactId: string,
+  input: PaymentInput & { receivedOn?: string | undefined },
+  now: Date,
+): ReceiptTable {
+  return {
+    id: uuidv7(now.getTime()),
+    business_id: business.id,
+    contact_id: contactId,
+    amount_paise: input.amountPaise,
+    applied_paise: 0,
+    credit_paise: 0,
+    utr: input.utr ?? null,
+    payment_method: input.paymentMethod ?? 'api',
+    source: input.source,
+    received_on: input.receivedOn ?? localDate(business.timezone, now),
+    created_at: now.toISOString(),
+    reversed_at: null,
+    reversal_reason: null,
+  };
+}
+
+/** One allocation of a receipt to a due, as applyToDue writes it. */
+export interface AllocationInput extends Omit<PaymentInput, 'source'> {
+  source: PaymentSource | 'credit';
+  receiptId: string;
+  /** whether it is money received now (false: credit received earlier, already counted then) */
+  money: boolean;
+}
+
+/**
+ * Writes one allocation on a due locked (and checked open, with the amount within its balance) by
+ * the caller. Everything moves together: the payment row, the due's amount paid (and status,
+ * paid_at, utr, method when it settles), the running totals, the contact's payment score sums
+ * (when it settles), the reminders, and the events (transaction.updated for a part payment,
+ * transaction.paid for the settling one, payment.received when the buyer paid). The contact's
+ * kept balance follows the due through the store's trigger.
+ */
+export async function applyToDue(
+  trx: Executor,
+  business: BusinessRow,
+  current: repo.TransactionView,
+  input: AllocationInput,
+  now: Date,
+): Promise<RecordedPayment> {
+  const balance = balanceOf(current);
   const at = now.toISOString();
   const payment: PaymentTable = {
     id: uuidv7(now.getTime()),
@@ -63,6 +115,8 @@ export async function recordPaymentIn(
     payment_method: input.paymentMethod ?? 'api',
     source: input.source,
     created_at: at,
+    receipt_id: input.receiptId,
+    reversed_at: null,
   };
   const settles = input.amountPaise === balance;
   const change: Partial<repo.StoredTransaction> = {
@@ -86,25 +140,10 @@ export async function recordPaymentIn(
     settles,
     amountPaise: Number(current.amount_paise),
     month: localMonth(business.timezone, now),
+    moneyPaise: input.money ? input.amountPaise : 0,
   });
   const transaction: repo.TransactionView = { ...current, ...change };
-  if (settles) {
-    await addSettledDue(trx, business, transaction, at);
-    await cancelForPaidDue(trx, current.id, now);
-    await recordEvent(trx, {
-      businessId: business.id,
-      type: 'transaction.paid',
-      data: transactionPaidEventData(transaction),
-      at: now,
-    });
-  } else {
-    await recordEvent(trx, {
-      businessId: business.id,
-      type: 'transaction.updated',
-      data: transactionEventData(transaction, localDate(business.timezone, now)),
-      at: now,
-    });
-  }
+  await afterBalanceChange(trx, business, transaction, settles, now);
   if (BUYER_SOURCES.includes(payment.source as PaymentSource)) {
     await recordEvent(trx, {
       businessId: business.id,
@@ -120,4 +159,34 @@ export async function recordPaymentIn(
     });
   }
   return { payment, transaction };
+}
+
+/**
+ * What follows a due's balance going down (a payment, an adjustment): when it is settled, its
+ * contact's score sums, its reminders cancelled and transaction.paid; else transaction.updated.
+ */
+export async function afterBalanceChange(
+  trx: Executor,
+  business: BusinessRow,
+  transaction: repo.TransactionView,
+  settles: boolean,
+  now: Date,
+): Promise<void> {
+  if (settles) {
+    await addSettledDue(trx, business, transaction, transaction.paid_at ?? now.toISOString());
+    await cancelForPaidDue(trx, transaction.id, now);
+    await recordEvent(trx, {
+      businessId: business.id,
+      type: 'transaction.paid',
+      data: transactionPaidEventData(transaction),
+      at: now,
+    });
+  } else {
+    await recordEvent(trx, {
+      businessId: business.id,
+      type: 'transaction.updated',
+      data: transactionEventData(transaction, localDate(business.timezone, now)),
+      at: now,
+    });
+  }
 }

@@ -38,6 +38,7 @@ export function presentTransaction(
             kept: promiseKept(row, ctx.timezone, ctx.today),
           },
     amount_paid_paise: Number(row.amount_paid_paise),
+    amount_adjusted_paise: Number(row.amount_adjusted_paise ?? 0),
     balance_paise: balanceOf(row),
     deleted_at: row.deleted_at,
     reminder_count: row.reminder_count,

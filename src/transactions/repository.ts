@@ -512,7 +512,7 @@ export async function markOverdueBatch(db: Executor, businessId: string, dueDate
       ids.map((r) => r.id),
     )
     .where('status', '=', 'pending')
-    .returning(['amount_paise', 'amount_paid_paise'])
+    .returning(['amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
     .execute();
 }
 
@@ -527,6 +527,7 @@ export function listPayments(db: Executor, businessId: string, transactionId: st
     .selectAll()
     .where('business_id', '=', businessId)
     .where('transaction_id', '=', transactionId)
+    .where('reversed_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
@@ -571,4 +572,48 @@ export async function claimRepeat(db: Executor, id: string): Promise<boolean> {
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * A page of a contact's open dues, oldest first (due date, then creation), locked on PostgreSQL:
+ * the order a receipt settles them in. `after` is the last due of the previous page.
+ */
+export function lockOpenDuesOfContact(
+  db: Executor,
+  businessId: string,
+  contactId: string,
+  limit: number,
+  after?: Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>,
+): Promise<TransactionView[]> {
+  return withContact(db)
+    .where('transactions.business_id', '=', businessId)
+    .where('transactions.contact_id', '=', contactId)
+    .where('transactions.open', '=', 1)
+    .$if(after !== undefined, (q) => {
+      const a = after as Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>;
+      return q.where((eb) =>
+        eb(
+          eb.refTuple('transactions.due_date', 'transactions.created_at', 'transactions.id'),
+          '>',
+          eb.tuple(a.due_date, a.created_at, a.id),
+        ),
+      );
+    })
+    .orderBy('transactions.due_date')
+    .orderBy('transactions.created_at')
+    .orderBy('transactions.id')
+    .limit(limit)
+    .$if(isPostgres(db), (q) => q.forUpdate('transactions'))
+    .execute();
+}
+
+/** Some dues of the business by id (deleted ones too), locked on PostgreSQL, in id order (one lock order). */
+export function lockTransactions(db: Executor, businessId: string, ids: readonly string[]): Promise<TransactionView[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return withContact(db)
+    .where('transactions.business_id', '=', businessId)
+    .where('transactions.id', 'in', ids)
+    .orderBy('transactions.id')
+    .$if(isPostgres(db), (q) => q.forUpdate('transactions'))
+    .execute();
 }

@@ -6,6 +6,8 @@ export const PAYMENT_METHODS = ['upi', 'cash', 'bank_transfer', 'card', 'other']
 export const MAX_AMOUNT_PAISE = 1_000_000_000_000;
 
 export const PAYMENT_SOURCES = ['api', 'claim', 'gateway', 'import', 'chat', 'dashboard'] as const;
+/** A payment's source: where its receipt came from, or `credit` when it was settled from the contact's credit. */
+export const PAYMENT_ROW_SOURCES = [...PAYMENT_SOURCES, 'credit'] as const;
 
 export const Recurrence = Type.Object(
   {
@@ -58,7 +60,14 @@ export const Transaction = Type.Object(
       ),
     ),
     amount_paid_paise: Type.Integer({ minimum: 0, description: 'sum of the payments recorded' }),
-    balance_paise: Type.Integer({ minimum: 0, description: 'amount_paise - amount_paid_paise: what is still owed' }),
+    amount_adjusted_paise: Type.Integer({
+      minimum: 0,
+      description: 'sum of the adjustments (tds, discount, credit_note, write_off)',
+    }),
+    balance_paise: Type.Integer({
+      minimum: 0,
+      description: 'amount_paise - amount_paid_paise - amount_adjusted_paise: what is still owed',
+    }),
     deleted_at: Nullable({
       ...Timestamp,
       description: 'set only on deleted dues, listed with since and include_deleted=true',
@@ -159,7 +168,7 @@ export const Payment = Type.Object(
     amount_paise: Type.Integer({ minimum: 1 }),
     utr: Nullable(Type.String()),
     payment_method: Type.String({ enum: [...PAYMENT_METHODS, 'api'] }),
-    source: Type.String({ enum: [...PAYMENT_SOURCES] }),
+    source: Type.String({ enum: [...PAYMENT_ROW_SOURCES] }),
     created_at: Timestamp,
   },
   { $id: 'Payment' },

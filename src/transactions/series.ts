@@ -1,6 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
+import { useCreditIn } from './account.js';
 import { nextDueDate, nextWithin, parseRecurrence, SERIES_PAST_DAYS, seriesStartTooOld } from './domain.js';
 import { insertDue } from './new-due.js';
 import * as repo from './repository.js';
@@ -78,6 +79,7 @@ export async function extendSeries(
       },
       now,
     );
+    await useCreditIn(trx, business, [due], now);
     created++;
     budget.spend(1);
     currentId = due.id;

@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { type SequenceStepView, sequenceFromJson } from '../reminder-schedule/steps.js';
 import * as aggregates from '../totals/aggregates.js';
+import { useCreditIn } from './account.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import {
@@ -222,6 +223,11 @@ export class TransactionService {
     return this.writePrepared(t, business, this.prepareMany(business, items));
   }
 
+  /** Settles new dues from their contacts' credit (a bulk import's, after its deferred totals). */
+  async useCredit(t: Executor, business: BusinessRow, written: readonly { id: string; contact_id: string }[]) {
+    await useCreditIn(t, business, written, this.deps.clock.now());
+  }
+
   /** Totals for writePrepared to add to, over several calls (new-due.ts DeferredTotals). */
   deferTotals(): DeferredTotals {
     return new DeferredTotals();
@@ -237,11 +243,20 @@ export class TransactionService {
    * builds a chunk while the database writes the one before (writePrepared).
    */
   prepareMany(business: BusinessRow, items: readonly { input: CreateTransactionInput; contact: ContactRow }[]) {
-    return prepareDues(
+    const prepared = prepareDues(
       business,
       items.map(({ input, contact }) => this.newDue(input, contact)),
       this.deps.clock.now(),
     );
+    const withCredit = items.filter((i) => Number(i.contact.credit_paise ?? 0) > 0).map((i) => i.contact.id);
+    if (withCredit.length > 0) prepared.creditContacts = new Set(withCredit);
+    return prepared;
+  }
+
+  /** Of written dues, those whose contact held credit when read (prepareMany): to settle from it. */
+  creditCandidates(prepared: PreparedDues, rows: readonly repo.TransactionView[]) {
+    const contacts = prepared.creditContacts;
+    return contacts === undefined ? [] : rows.filter((r) => contacts.has(r.contact_id));
   }
 
   /**
@@ -255,8 +270,16 @@ export class TransactionService {
     totals?: DeferredTotals,
     budget: DueBudget = new DueBudget(),
   ): Promise<repo.TransactionView[]> {
-    const rows = await writeDues(t, business, prepared, totals);
+    let rows = await writeDues(t, business, prepared, totals);
     budget.spend(rows.length);
+    // A contact holding credit never has an open balance: its new dues are settled from it at
+    // once (a bulk import, whose totals are written last, does it after them: useCredit).
+    // Only contacts read with credit are looked at again (a create stays one write statement).
+    const candidates = this.creditCandidates(prepared, rows);
+    if (!totals && candidates.length > 0) {
+      const settled = await useCreditIn(t, business, candidates, prepared.now);
+      if (settled.size > 0) rows = rows.map((r) => settled.get(r.id) ?? r);
+    }
     // A first due whose date has arrived (or passed) catches its series up at once, as far as the
     // request's budget goes (the recurrence worker does the rest).
     for (const row of rows) {

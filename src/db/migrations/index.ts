@@ -21,6 +21,7 @@ import * as shardedTotals from './2026-11-25T01-00_sharded-totals.js';
 import * as contactScores from './2026-11-25T02-00_contact-scores.js';
 import * as stalePaymentLinks from './2026-11-25T05-00_stale-payment-links.js';
 import * as leanCreateChecks from './2026-11-25T12-00_lean-create-checks.js';
+import * as khata from './2026-11-27T02-00_khata.js';
 import * as eventListIndexes from './2026-11-27T03-00_event-list-indexes.js';
 import * as webhookSecretRotation from './2026-11-27T03-10_webhook-secret-rotation.js';
 import * as chatMessages from './2026-11-27T05-00_chat-messages.js';
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T03-00_event-list-indexes': eventListIndexes,
   '2026-11-27T03-10_webhook-secret-rotation': webhookSecretRotation,
   '2026-11-27T05-00_chat-messages': chatMessages,
+  '2026-11-27T02-00_khata': khata,
 };

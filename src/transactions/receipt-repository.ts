@@ -1,0 +1,140 @@
+import { sql } from 'kysely';
+import { exactTime, insertRows, isPostgres } from '../db/precompiled.js';
+import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
+
+export function insertReceipt(db: Executor, row: ReceiptTable) {
+  return insertRows(db, 'receipts', [row]);
+}
+
+export function updateReceipt(
+  db: Executor,
+  id: string,
+  patch: Partial<Pick<ReceiptTable, 'applied_paise' | 'credit_paise' | 'reversed_at' | 'reversal_reason'>>,
+) {
+  return db.updateTable('receipts').set(patch).where('id', '=', id).execute();
+}
+
+/** One receipt of the business, locked on PostgreSQL when `lock`. */
+export function findReceipt(db: Executor, businessId: string, id: string, lock = false) {
+  return db
+    .selectFrom('receipts')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .$if(lock && isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+/** Where a page of a contact's receipts starts (the receipt given as starting_after). */
+export function findReceiptPosition(db: Executor, businessId: string, contactId: string, id: string) {
+  return db
+    .selectFrom('receipts')
+    .select([exactTime(db, 'created_at').as('created_at'), 'id'])
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', contactId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A page of a contact's receipts, newest first. */
+export function listReceipts(
+  db: Executor,
+  businessId: string,
+  contactId: string,
+  limit: number,
+  offset: number,
+  after?: { created_at: string; id: string },
+) {
+  return db
+    .selectFrom('receipts')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', contactId)
+    .$if(after !== undefined, (q) =>
+      q.where((eb) =>
+        eb(
+          eb.refTuple('created_at', 'id'),
+          '<',
+          eb.tuple((after as { created_at: string }).created_at, (after as { id: string }).id),
+        ),
+      ),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countReceipts(db: Executor, businessId: string, contactId: string): Promise<number> {
+  const row = await db
+    .selectFrom('receipts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', contactId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The allocations (payments) of some receipts, oldest first. */
+export function allocationsOf(db: Executor, receiptIds: readonly string[]): Promise<PaymentTable[]> {
+  if (receiptIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('receipt_id', 'in', receiptIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute() as Promise<PaymentTable[]>;
+}
+
+/** The receipts of a contact still holding credit, oldest first, locked on PostgreSQL. */
+export function lockCreditReceipts(db: Executor, contactId: string) {
+  return db
+    .selectFrom('receipts')
+    .select(['id', 'credit_paise', 'utr', 'payment_method'])
+    .where('contact_id', '=', contactId)
+    .where('credit_paise', '>', 0)
+    .orderBy('created_at')
+    .orderBy('id')
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .execute();
+}
+
+/** A contact of the business with its kept balances, locked on PostgreSQL: one receipt at a time per contact. */
+export function lockContact(db: Executor, businessId: string, contactId: string) {
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', contactId)
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+/** Of these contacts, those holding credit, locked on PostgreSQL (in id order). */
+export function lockContactsWithCredit(db: Executor, businessId: string, contactIds: readonly string[]) {
+  if (contactIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'credit_paise'])
+    .where('business_id', '=', businessId)
+    .where('id', 'in', contactIds)
+    .where('credit_paise', '>', 0)
+    .orderBy('id')
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .execute();
+}
+
+/** Moves a contact's kept credit (and so its balance, the other way). */
+export function addContactCredit(db: Executor, contactId: string, paise: number) {
+  return db
+    .updateTable('contacts')
+    .set({
+      credit_paise: sql`credit_paise + ${paise}`,
+      balance_paise: sql`balance_paise - ${paise}`,
+    })
+    .where('id', '=', contactId)
+    .execute();
+}
+

@@ -34,13 +34,14 @@ describe('the TypeScript client', () => {
     expect(stale, 'run npm run client:generate and commit the result').toEqual([]);
   });
 
-  it('runs the sample integration against a real server: create once with an Idempotency-Key, sync by since', async () => {
+  it('runs the sample integration against a real server: create once with an Idempotency-Key, a receipt, sync by since', async () => {
     const biz = await h.newBusiness();
     const result = await runSample({ baseUrl, apiKey: biz.apiKey });
     expect(result.retried.replayed).toBe(true);
     expect(result.retried.due.id).toBe(result.created.id);
     expect(result.copied).toBe(1);
-    expect(result.paidInCopy).toMatchObject({ id: result.created.id, status: 'paid', utr: 'SAMPLEUTR42' });
+    expect(result.receipt).toMatchObject({ amount_paise: result.created.amount_paise, utr: 'SAMPLEUTR42' });
+    expect(result.paidInCopy).toMatchObject({ id: result.created.id, status: 'paid', balance_paise: 0 });
     const listed = await biz.get('/v1/transactions');
     expect(listed.body.total).toBe(1);
   });

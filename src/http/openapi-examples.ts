@@ -24,6 +24,7 @@ const due = {
   reminders_paused: false,
   promise: null,
   amount_paid_paise: 0,
+  amount_adjusted_paise: 0,
   balance_paise: 125_000,
   deleted_at: null,
   reminder_count: 0,
@@ -39,6 +40,10 @@ const contact = {
   risk_flag: 'low',
   created_at: '2026-11-20T06:30:00.000Z',
   updated_at: '2026-11-20T06:30:00.000Z',
+  credit_paise: 0,
+  balance_paise: 0,
+  account_url: 'https://pay.example.com/a/01J9ZK2Q4M8X3V7B5N6C1D0E2G',
+  language: null,
 };
 
 const endpoint = {
@@ -102,6 +107,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           paid_this_month_paise: 420_000,
           total_outstanding_paise: 1_035_000,
           contact_count: 9,
+          credit_paise: 0,
         },
       },
     },

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { createReceivablesClient, type ReceivablesClient, type Schema } from '../src/index.js';
+import { createReceivablesClient, type operations, type ReceivablesClient, type Schema } from '../src/index.js';
 
 /**
  * A sample integration: an ERP that keeps a copy of the business's dues.
  * - creates a due with an Idempotency-Key, so that a retry after a timeout never makes two;
+ * - records money the buyer sent as a receipt against the contact (it pays the contact's open
+ *   dues, oldest first), again with an Idempotency-Key;
  * - keeps its copy current by incremental sync: it lists the dues updated since the newest change
  *   it has seen (less a few seconds of overlap), page by page with starting_after, and keeps the
  *   newest version of each due by updated_at (a deleted one comes with deleted_at).
@@ -14,6 +16,7 @@ import { createReceivablesClient, type ReceivablesClient, type Schema } from '..
  */
 
 type Due = Schema<'Transaction'>;
+type NewDue = operations['createTransaction']['requestBody']['content']['application/json'];
 
 /** Seconds of overlap between polls: a change committed while the last poll ran is read again. */
 const OVERLAP_MS = 5_000;
@@ -67,7 +70,7 @@ export class DueCopy {
 /** Creates a due once, however often it is retried with the same key. */
 export async function createDueOnce(
   api: ReceivablesClient,
-  body: { contact_name: string; amount_paise: number; due_date: string; invoice_number?: string },
+  body: NewDue,
   idempotencyKey: string = randomUUID(),
 ): Promise<{ due: Due; replayed: boolean }> {
   const { data, error, response } = await api.POST('/v1/transactions', {
@@ -78,14 +81,30 @@ export async function createDueOnce(
   return { due: data.data, replayed: response.headers.get('idempotent-replayed') === 'true' };
 }
 
+/** Records a receipt from the due's buyer; answers the receipt and the dues it paid. */
+export async function recordReceipt(
+  api: ReceivablesClient,
+  contactId: string,
+  body: operations['createReceipt']['requestBody']['content']['application/json'],
+  idempotencyKey: string = randomUUID(),
+): Promise<{ receipt: Schema<'Receipt'>; paid: Due[] }> {
+  const { data, error } = await api.POST('/v1/contacts/{id}/payments', {
+    params: { path: { id: contactId }, header: { 'idempotency-key': idempotencyKey } },
+    body,
+  });
+  if (error) throw new Error(`recording the receipt failed: ${error.error.code}: ${error.error.message}`);
+  return { receipt: data.data.receipt, paid: data.data.transactions };
+}
+
 export interface SampleResult {
   created: Due;
   retried: { due: Due; replayed: boolean };
+  receipt: Schema<'Receipt'>;
   copied: number;
   paidInCopy: Due | undefined;
 }
 
-/** The whole sample: create (and retry), sync, pay, sync again. */
+/** The whole sample: create (and retry), sync, receive the money, sync again. */
 export async function runSample(options: { baseUrl: string; apiKey: string }): Promise<SampleResult> {
   const api = createReceivablesClient(options);
   const copy = new DueCopy(api);
@@ -97,13 +116,13 @@ export async function runSample(options: { baseUrl: string; apiKey: string }): P
   const retried = await createDueOnce(api, body, key);
 
   await copy.poll();
-  const paid = await api.POST('/v1/transactions/{id}/mark-paid', {
-    params: { path: { id: created.id } },
-    body: { utr: 'SAMPLEUTR42', payment_method: 'upi' },
+  const { receipt } = await recordReceipt(api, created.contact_id, {
+    amount_paise: created.balance_paise,
+    utr: 'SAMPLEUTR42',
+    payment_method: 'upi',
   });
-  if (paid.error) throw new Error(`mark-paid failed: ${paid.error.error.message}`);
   await copy.poll();
-  return { created, retried, copied: copy.dues.size, paidInCopy: copy.dues.get(created.id) };
+  return { created, retried, receipt, copied: copy.dues.size, paidInCopy: copy.dues.get(created.id) };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -114,7 +133,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.exit(2);
   }
   runSample({ baseUrl, apiKey }).then(
-    (result) => console.log(JSON.stringify({ ...result, created: result.created.id }, null, 2)),
+    (result) =>
+      console.log(
+        JSON.stringify({ created: result.created.id, receipt: result.receipt.id, copied: result.copied }, null, 2),
+      ),
     (error: unknown) => {
       console.error(error instanceof Error ? error.message : error);
       process.exit(1);

@@ -360,6 +360,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's receipts, newest first
+         * @description Reversed receipts stay listed, with reversed_at set.
+         */
+        get: operations["listContactReceipts"];
+        put?: never;
+        /**
+         * Record money received from a buyer (a receipt)
+         * @description The listed allocations first, then the contact's open dues oldest first (due date, then creation); what is left becomes the contact's credit. Each due touched gets a payment and the usual events. A bad allocation: 400 (allocations). Supports Idempotency-Key (24 hours).
+         */
+        post: operations["createReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One receipt with its allocations */
+        get: operations["getReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/{id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse a receipt (entered by mistake, a bounced cheque)
+         * @description Its payments and credit are taken back in one transaction; each due it touched reopens; transaction.updated per due. Reversed already: 409. Its credit used by a later due: 409 naming that due.
+         */
+        post: operations["reverseReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A due's adjustments, oldest first */
+        get: operations["listTransactionAdjustments"];
+        put?: never;
+        /**
+         * Lower a due without money received (TDS, discount, credit note, write-off)
+         * @description At most the due's balance (else 400, amount_paise). A paid due: 409; a deleted one: 404. A due it closes is paid (transaction.paid); otherwise transaction.updated. Never counted in paid_this_month_paise.
+         */
+        post: operations["createAdjustment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/payments": {
         parameters: {
             query?: never;
@@ -758,6 +840,8 @@ export interface components {
             paid_this_month_paise: number;
             total_outstanding_paise: number;
             contact_count: number;
+            /** @description the contacts' credit (money received that no due has used yet) */
+            credit_paise: number;
         };
         Aging: {
             /** @description not yet past due */
@@ -810,6 +894,17 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
              */
             updated_at: string;
+            /** @description money received and not yet used by a due (an advance) */
+            credit_paise: number;
+            /** @description outstanding_paise - credit_paise: negative when the business owes the buyer */
+            balance_paise: number;
+            /** @description the buyer's account page: {PUBLIC_BASE_URL}/a/<token> */
+            account_url: string | null;
+            /**
+             * @description the account page's language; null: the business's
+             * @enum {string|null}
+             */
+            language: "en" | "hi" | null;
         };
         ContactWithBalances: {
             /**
@@ -842,6 +937,17 @@ export interface components {
             total_transactions: number;
             /** @description true while reminders to this contact are paused */
             reminders_paused: boolean;
+            /** @description money received and not yet used by a due (an advance) */
+            credit_paise: number;
+            /** @description outstanding_paise - credit_paise: negative when the business owes the buyer */
+            balance_paise: number;
+            /** @description the buyer's account page: {PUBLIC_BASE_URL}/a/<token> */
+            account_url: string | null;
+            /**
+             * @description the account page's language; null: the business's
+             * @enum {string|null}
+             */
+            language: "en" | "hi" | null;
         };
         Transaction: {
             /**
@@ -913,7 +1019,9 @@ export interface components {
             } | null;
             /** @description sum of the payments recorded */
             amount_paid_paise: number;
-            /** @description amount_paise - amount_paid_paise: what is still owed */
+            /** @description sum of the adjustments (tds, discount, credit_note, write_off) */
+            amount_adjusted_paise: number;
+            /** @description amount_paise - amount_paid_paise - amount_adjusted_paise: what is still owed */
             balance_paise: number;
             /**
              * Format: date-time
@@ -1004,7 +1112,9 @@ export interface components {
             } | null;
             /** @description sum of the payments recorded */
             amount_paid_paise: number;
-            /** @description amount_paise - amount_paid_paise: what is still owed */
+            /** @description sum of the adjustments (tds, discount, credit_note, write_off) */
+            amount_adjusted_paise: number;
+            /** @description amount_paise - amount_paid_paise - amount_adjusted_paise: what is still owed */
             balance_paise: number;
             /**
              * Format: date-time
@@ -1058,7 +1168,7 @@ export interface components {
             /** @enum {string} */
             payment_method: "upi" | "cash" | "bank_transfer" | "card" | "other" | "api";
             /** @enum {string} */
-            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard";
+            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard" | "credit";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
@@ -1224,6 +1334,73 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
              */
             decided_at: string | null;
+        };
+        Receipt: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            contact_id: string;
+            amount_paise: number;
+            /** @description what its allocations took */
+            applied_paise: number;
+            /** @description what is left of it as the contact's credit */
+            credit_paise: number;
+            utr: string | null;
+            /** @enum {string} */
+            payment_method: "upi" | "cash" | "bank_transfer" | "card" | "other" | "api";
+            /** @enum {string} */
+            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard";
+            /**
+             * Format: date
+             * @description calendar date YYYY-MM-DD, in the years 1900-9999
+             */
+            received_on: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            reversed_at: string | null;
+            allocations: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                transaction_id: string;
+                amount_paise: number;
+            }[];
+        };
+        Adjustment: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            transaction_id: string;
+            /** @enum {string} */
+            kind: "tds" | "discount" | "credit_note" | "write_off";
+            amount_paise: number;
+            reason: string | null;
+            reference: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            created_at: string;
         };
         UnappliedPayment: {
             /** @description the gateway's payment id (Razorpay: pay_…) */
@@ -1827,7 +2004,8 @@ export interface operations {
                      *         },
                      *         "paid_this_month_paise": 420000,
                      *         "total_outstanding_paise": 1035000,
-                     *         "contact_count": 9
+                     *         "contact_count": 9,
+                     *         "credit_paise": 0
                      *       }
                      *     }
                      */
@@ -2205,7 +2383,11 @@ export interface operations {
                      *         "phone": "919876543210",
                      *         "risk_flag": "low",
                      *         "created_at": "2026-11-20T06:30:00.000Z",
-                     *         "updated_at": "2026-11-20T06:30:00.000Z"
+                     *         "updated_at": "2026-11-20T06:30:00.000Z",
+                     *         "credit_paise": 0,
+                     *         "balance_paise": 0,
+                     *         "account_url": "https://pay.example.com/a/01J9ZK2Q4M8X3V7B5N6C1D0E2G",
+                     *         "language": null
                      *       },
                      *       "created": true
                      *     }
@@ -2792,6 +2974,7 @@ export interface operations {
                      *           "reminders_paused": false,
                      *           "promise": null,
                      *           "amount_paid_paise": 0,
+                     *           "amount_adjusted_paise": 0,
                      *           "balance_paise": 125000,
                      *           "deleted_at": null,
                      *           "reminder_count": 0,
@@ -2981,6 +3164,7 @@ export interface operations {
                      *         "reminders_paused": false,
                      *         "promise": null,
                      *         "amount_paid_paise": 0,
+                     *         "amount_adjusted_paise": 0,
                      *         "balance_paise": 125000,
                      *         "deleted_at": null,
                      *         "reminder_count": 0,
@@ -3149,6 +3333,7 @@ export interface operations {
                      *         "reminders_paused": false,
                      *         "promise": null,
                      *         "amount_paid_paise": 0,
+                     *         "amount_adjusted_paise": 0,
                      *         "balance_paise": 125000,
                      *         "deleted_at": null,
                      *         "reminder_count": 0,
@@ -4605,6 +4790,836 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Claim"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (conflict) with the current state of the resource */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContactReceipts: {
+        parameters: {
+            query?: {
+                /** @description id of the last receipt of the previous page (offset 0 or absent) */
+                starting_after?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A contact's receipts, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Receipt"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount_paise: number;
+                    utr?: string;
+                    /** @enum {string} */
+                    payment_method?: "upi" | "cash" | "bank_transfer" | "card" | "other";
+                    /**
+                     * Format: date
+                     * @description default: today in the business's time zone
+                     */
+                    received_on?: string;
+                    /** @description applied first; each within its due’s balance, the due the contact’s own and open, the sum within amount_paise */
+                    allocations?: {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        transaction_id: string;
+                        amount_paise: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Record money received from a buyer (a receipt) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            receipt: components["schemas"]["Receipt"];
+                            transactions: components["schemas"]["Transaction"][];
+                            contact: components["schemas"]["ContactWithBalances"];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable (unprocessable): well-formed but refers to something that cannot be used */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One receipt with its allocations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Receipt"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reverseReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reverse a receipt (entered by mistake, a bounced cheque) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Receipt"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (conflict) with the current state of the resource */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTransactionAdjustments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A due's adjustments, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Adjustment"][];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAdjustment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "tds" | "discount" | "credit_note" | "write_off";
+                    /** @description at most the due's balance */
+                    amount_paise: number;
+                    reason?: string;
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Lower a due without money received (TDS, discount, credit note, write-off) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            adjustment: components["schemas"]["Adjustment"];
+                            transaction: components["schemas"]["Transaction"];
+                        };
                     };
                 };
             };

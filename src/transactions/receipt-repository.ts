@@ -137,4 +137,3 @@ export function addContactCredit(db: Executor, contactId: string, paise: number)
     .where('id', '=', contactId)
     .execute();
 }
-

@@ -247,6 +247,8 @@ async function runStore(kind: string) {
     const deadline = t0 + (STEPS / RATE) * 3000 + 120_000;
     while (graph.arrivals.length < STEPS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
     const first = graph.arrivals[0] ?? t0;
+    // A step the fake refused waits for its retry (a minute or more): the time to 99% shows the pace.
+    const at99 = graph.arrivals[Math.ceil(STEPS * 0.99) - 1] ?? graph.arrivals.at(-1) ?? t0;
     const seconds = ((graph.arrivals.at(-1) ?? t0) - first) / 1000;
     const twice = [...graph.recipients.values()].filter((n) => n > 1).length;
     return {
@@ -257,7 +259,8 @@ async function runStore(kind: string) {
       // the worker's idle pause when the steps came due
       firstAfterSeconds: Math.round((first - t0) / 100) / 10,
       seconds: Math.round(seconds * 10) / 10,
-      messagesPerSecond: Math.round((graph.arrivals.length / Math.max(seconds, 0.001)) * 10) / 10,
+      secondsTo99: Math.round(((at99 - first) / 1000) * 10) / 10,
+      messagesPerSecond: Math.round((Math.ceil(STEPS * 0.99) / Math.max((at99 - first) / 1000, 0.001)) * 10) / 10,
       peakInOneSecond: graph.peakPerSecond(),
       refusedByRate: graph.refused,
       sentTwice: twice,

@@ -32,6 +32,7 @@ import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageErrorHandler, payPageRoutes } from './paypage/routes.js';
 import { receiptRoutes, receiptSchemas } from './receipts/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
+import { statementRoutes, statementSchemas } from './statements/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Aging, Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...eventSchemas,
     ...claimSchemas,
     ...receiptSchemas,
+    ...statementSchemas,
     ...adjustmentSchemas,
     ...unappliedPaymentSchemas,
     ...legacySchemas,
@@ -149,6 +151,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(bulkRoutes);
       await v1.register(claimRoutes);
       await v1.register(receiptRoutes);
+      await v1.register(statementRoutes);
       await v1.register(adjustmentRoutes);
       await v1.register(unappliedPaymentRoutes);
       await v1.register(reminderRoutes);

@@ -24,6 +24,7 @@ import { GatewayService } from './payments-gateway/service.js';
 import { ReceiptService } from './receipts/service.js';
 import { ChatInboundService } from './reminders/inbound.js';
 import { ReminderService } from './reminders/service.js';
+import { StatementService } from './statements/service.js';
 import { SummaryService } from './summary/service.js';
 import { TransactionService } from './transactions/service.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -49,6 +50,8 @@ export interface Services {
   claims: ClaimService;
   /** receipts of buyers' accounts: allocations, credit, reversals */
   receipts: ReceiptService;
+  /** buyers' statements of account */
+  statements: StatementService;
   /** tds, discounts, credit notes and write-offs on dues */
   adjustments: AdjustmentService;
   /** payment links and gateway payments (PAYMENTS_GATEWAY), and unapplied money */
@@ -159,6 +162,7 @@ export function createServices(deps: {
     reminders,
     claims: new ClaimService({ db, clock }),
     receipts: new ReceiptService({ db, clock, contacts, idempotency }),
+    statements: new StatementService({ db, clock }),
     adjustments: new AdjustmentService({ db, clock }),
     moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),
     idempotency,
@@ -171,6 +175,8 @@ export function createServices(deps: {
       sender: webhookSender,
       secretBox,
       timeoutMs: config.webhookTimeoutMs,
+      // Paced and recorded like every message (messaging/messenger.ts).
+      channel: messenger,
     }),
     webhookSender,
     pages: config.responseCacheBytes > 0 ? cache.byLength(config.responseCacheBytes) : undefined,

@@ -232,6 +232,24 @@ describe('paid', () => {
     expect((await summary(shop)).total_outstanding_paise).toBe(100_000);
   });
 
+  it('records one receipt of the contact (source chat) allocated oldest first', async () => {
+    const shop = await newShop();
+    const older = await newDue(shop, { contact_name: 'Receipt Buyer', amount_paise: 100_000, due_date: '2026-06-01' });
+    const newer = await newDue(shop, { contact_name: 'Receipt Buyer', amount_paise: 200_000, due_date: '2026-07-15' });
+    await command(shop.phone, 'paid Receipt Buyer 1500 upi');
+    const receipts = (await shop.biz.get(`/v1/contacts/${older.contact_id}/payments`)).body;
+    expect(receipts.total).toBe(1);
+    expect(receipts.data[0]).toMatchObject({
+      amount_paise: 150_000,
+      source: 'chat',
+      payment_method: 'upi',
+      allocations: [
+        { transaction_id: older.id, amount_paise: 100_000 },
+        { transaction_id: newer.id, amount_paise: 50_000 },
+      ],
+    });
+  });
+
   it('refuses more than the contact owes, a contact that owes nothing and bad amounts, changing nothing', async () => {
     const shop = await newShop();
     await newDue(shop, { contact_name: 'Deepa', amount_paise: 100_000 });
@@ -309,6 +327,21 @@ describe('dues and overdue', () => {
     const shop = await newShop();
     expect(await command(shop.phone, 'dues')).toContain('Outstanding: nothing');
     expect(await command(shop.phone, 'overdue')).toContain('Overdue: nothing');
+  });
+});
+
+describe('statement', () => {
+  it("replies with the contact's balance, or credit, and the account link", async () => {
+    const shop = await newShop();
+    const due = await newDue(shop, { contact_name: 'Statement Buyer', amount_paise: 250_000 });
+    const contact = (await shop.biz.get(`/v1/contacts/${due.contact_id}`)).body.data;
+    const reply = await command(shop.phone, 'statement statement buyer');
+    expect(reply).toContain('Statement Buyer owes ₹2,500.00.');
+    expect(reply).toContain(`Account: ${contact.account_url}`);
+    await shop.biz.post(`/v1/contacts/${due.contact_id}/payments`, { amount_paise: 300_000 });
+    expect(await command(shop.phone, 'khata Statement Buyer')).toContain('has ₹500.00 in credit');
+    expect(await command(shop.phone, 'statement Nobody Here')).toContain('No contact is named');
+    expect(await command(shop.phone, 'statement')).toContain('statement needs a name');
   });
 });
 
@@ -535,11 +568,15 @@ describe('a payment that fails part-way', () => {
     const newer = await newDue(shop, { contact_name: 'Nanda', amount_paise: 200_000, due_date: '2026-07-15' });
     const message = { id: newMessageId(), from: shop.phone, text: 'paid Nanda 3000' };
     const before = graph.requests.length;
-    // Recording the newer due's payment fails (as a lost database would), after the older one's.
+    // The receipt and both dues' payments are written, then the transaction fails (as a lost
+    // database would) before it commits.
     class FailingOnNewer extends TransactionService {
-      override recordPaymentIn(...args: Parameters<TransactionService['recordPaymentIn']>) {
-        if (args[2] === newer.id) return Promise.reject(new Error('injected failure recording a payment'));
-        return super.recordPaymentIn(...args);
+      override async recordReceiptIn(...args: Parameters<TransactionService['recordReceiptIn']>) {
+        const recorded = await super.recordReceiptIn(...args);
+        if (recorded.transactions.some((t) => t.id === newer.id)) {
+          throw new Error('injected failure recording a payment');
+        }
+        return recorded;
       }
     }
     const inbound = inboundFailingOn('nothing', (deps) => new FailingOnNewer(deps));

@@ -106,7 +106,7 @@ describe('request ids', () => {
 describe('operations endpoints', () => {
   it('GET /healthz and /readyz answer without a key', async () => {
     expect((await h.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
-    expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
+    expect((await h.request('GET', '/readyz')).body).toMatchObject({ status: 'ready', store: 'reachable' });
   });
 
   it('GET /metrics exposes request counts and latency by route and status', async () => {

@@ -167,6 +167,7 @@ describe('GET /v1/webhooks', () => {
         created_at: second.body.data.created_at,
         last_triggered_at: null,
         failure_count: 0,
+        disabled_reason: null,
       },
       {
         id: first.body.data.id,
@@ -176,6 +177,7 @@ describe('GET /v1/webhooks', () => {
         created_at: first.body.data.created_at,
         last_triggered_at: null,
         failure_count: 0,
+        disabled_reason: null,
       },
     ]);
   });

@@ -477,7 +477,7 @@ describe('POST /v1/webhooks/{id}/test', () => {
     const endpoint = await endpointFor(biz, ['contact.created', 'transaction.paid']);
     const res = await biz.post(`/v1/webhooks/${endpoint.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { delivered: true, event: 'transaction.paid' } });
+    expect(res.body).toEqual({ data: { delivered: true, event: 'transaction.paid', status: 200 } });
     expect(receiver.requests).toHaveLength(1);
     const req = receiver.requests[0] as ReceivedRequest;
     expect(verify(req, endpoint.secret)).toBe(true);
@@ -506,7 +506,9 @@ describe('POST /v1/webhooks/{id}/test', () => {
     receiver.respond(() => 500);
     const res = await biz.post(`/v1/webhooks/${endpoint.id}/test`, {});
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { delivered: false, event: 'transaction.created' } });
+    expect(res.body).toEqual({
+      data: { delivered: false, event: 'transaction.created', status: 500, error: 'HTTP 500' },
+    });
     const [log] = await deliveries(biz, endpoint.id);
     expect(log).toMatchObject({ status: 'failed', attempts: 1, response_status: 500, next_retry_at: null });
     h.clock.advance(10 * MINUTE);
@@ -735,6 +737,9 @@ describe('SSRF protection (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)', () => {
     const url = receiver.url.replace('127.0.0.1', 'localhost');
     const res = await biz.post('/v1/webhooks', { url, events: ['transaction.created'] });
     const test = await biz.post(`/v1/webhooks/${res.body.data.id}/test`);
-    expect(test.body).toEqual({ data: { delivered: false, event: 'transaction.created' } });
+    // why it failed, without the address it resolved to
+    expect(test.body).toEqual({
+      data: { delivered: false, event: 'transaction.created', error: 'destination not allowed' },
+    });
   });
 });

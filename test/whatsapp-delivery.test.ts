@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signInByLink } from './helpers/dashboard.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 import { postWhatsAppWebhook, replyToWhatsApp, whatsappStatusPayload } from './helpers/whatsapp-inbound.js';
@@ -109,6 +110,10 @@ describe('delivery statuses', () => {
       await status(wamid, sent);
       expect((await manual())?.delivery).toBe(shown);
     }
+    // The dashboard's due page says it too.
+    const page = await (await signInByLink(h, biz.business.id)).get(`/dashboard/dues/${due.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Sent · read');
   });
 
   it("show on an automatic step, and another message's status changes nothing", async () => {

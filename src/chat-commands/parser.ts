@@ -25,6 +25,7 @@ export type ChatCommand =
   | { kind: 'dues' }
   | { kind: 'overdue' }
   | { kind: 'remind'; name: string; exactName: boolean }
+  | { kind: 'statement'; name: string; exactName: boolean }
   | { kind: 'help'; problem: string | null };
 
 /** A set of command words, NFC-normalised as the message is (Devanagari nukta letters differ otherwise). */
@@ -132,7 +133,10 @@ export const HELP_EXAMPLE = {
   add: 'add Ravi Kumar 1,500 15/12 cement',
   paid: 'paid Ravi Kumar 500',
   remind: 'remind Ravi Kumar',
+  statement: 'statement Ravi Kumar',
 };
+
+const STATEMENT_VERBS = words(['statement', 'account', 'khata', 'hisab', 'hisaab', 'खाता', 'हिसाब']);
 
 /**
  * Glues what belongs to an amount into one token: "Rs. 1,500" -> "₹1,500", "1.5 lakh" -> "1.5lakh",
@@ -461,6 +465,11 @@ export function parseChatCommand(text: string, today: string): ChatCommand {
     return parsePaid(words);
   }
   if (REMIND_VERBS.has(verb)) return parseRemind(rest);
+  if (STATEMENT_VERBS.has(verb)) {
+    const name = takeName(rest);
+    if (name === null) return { kind: 'help', problem: `statement needs a name, e.g. ${HELP_EXAMPLE.statement}` };
+    return { kind: 'statement', ...name };
+  }
 
   // Hinglish puts the verb last: "Ravi se 500 mila", "Ravi ko yaad dilao", "Ravi 500 likho".
   const lastWords = tokens.map((t) => verbOf(t));

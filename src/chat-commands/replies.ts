@@ -38,6 +38,7 @@ export function helpText(problem: string | null): string {
     '• dues: what is outstanding, and who owes the most',
     '• overdue: what is past its date, and who owes the most',
     `• remind <name>, e.g. ${HELP_EXAMPLE.remind}`,
+    `• statement <name>, e.g. ${HELP_EXAMPLE.statement}: their balance and account link`,
     'Amounts: 1500, 1,500, 1500.50, ₹1500, 15k. Dates: 15/12, 15 Dec, today, tomorrow (kal).',
   ];
   return problem === null ? commands.join('\n') : [`Sorry: ${problem}`, '', ...commands].join('\n');

@@ -1,5 +1,6 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { ChannelError } from '../channels/channel.js';
+import { accountUrl } from '../contacts/presenter.js';
 import type { ContactRow } from '../contacts/repository.js';
 import type { Db } from '../db/schema.js';
 import { AppError } from '../errors.js';
@@ -73,6 +74,8 @@ export class ChatCommandService {
         return this.balances(business, command.kind);
       case 'remind':
         return this.remind(business, command);
+      case 'statement':
+        return this.statement(business, command);
       case 'help':
         return Promise.resolve(helpText(command.problem));
     }
@@ -157,7 +160,15 @@ export class ChatCommandService {
           if (c.amountPaise !== null && c.amountPaise > owed) {
             return `${r.money(c.amountPaise)} is more than ${contact.name} owes (${r.money(owed)}). Nothing was changed.`;
           }
-          const applied = await applyChatPayment(trx, this.deps.transactions, business, dues, c.amountPaise, c.method);
+          const applied = await applyChatPayment(
+            trx,
+            this.deps.transactions,
+            business,
+            contact.id,
+            dues,
+            c.amountPaise,
+            c.method,
+          );
           const recorded = applied.reduce((sum, p) => sum + p.paise, 0);
           const which = applied
             .map((p) =>
@@ -188,6 +199,23 @@ export class ChatCommandService {
       totals.pending.count + totals.overdue.count,
       largest,
     );
+  }
+
+  /** `statement <name>`: the contact's balance (or credit) and the buyer's account page to share. */
+  private async statement(business: BusinessRow, c: Extract<ChatCommand, { kind: 'statement' }>): Promise<string> {
+    const r = new Replies(business);
+    const found = await this.contact(business, c.name, 'Send it again with the full name.');
+    if ('reply' in found) return found.reply;
+    const { contact } = found;
+    const balance = Number(contact.balance_paise);
+    const standing =
+      balance > 0
+        ? `${contact.name} owes ${r.money(balance)}.`
+        : balance < 0
+          ? `${contact.name} has ${r.money(-balance)} in credit.`
+          : `${contact.name} owes nothing.`;
+    const link = accountUrl(this.deps.publicBaseUrl, contact.account_token);
+    return link === null ? standing : `${standing}\nAccount: ${link}`;
   }
 
   private async remind(business: BusinessRow, c: Extract<ChatCommand, { kind: 'remind' }>): Promise<string> {

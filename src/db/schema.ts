@@ -407,6 +407,8 @@ export interface WebhookEndpointTable {
   failing_since: string | null;
   last_triggered_at: string | null;
   disabled_reason: string | null;
+  /** 1 once disabled after failures, until the business has been told over chat */
+  disabled_notice_pending: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;

@@ -224,6 +224,11 @@ async function runMigrations(db: Db): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // Migrations are written side by side and named by when their work began, so one may be
+    // released after another whose name sorts later (a store that ran 2026-11-27T05-00 may then
+    // receive 2026-11-27T02-00). Each is independent of those beside it; without this, Kysely
+    // refuses such a store ("corrupted migrations") and it could never be upgraded.
+    allowUnorderedMigrations: true,
   });
   const onSqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   if (onSqlite) await beginImmediate(db);

@@ -15,21 +15,22 @@ export const DECLINED = 131050;
  * to it again in vain: 131026 (cannot receive) marks it unreachable until it writes to us (a
  * contact whose phone changes is reachable again), 131050 (the buyer stopped these messages) opts
  * it out as STOP does, 131047 (the 24-hour window had closed) makes its next message a template.
+ * Returns the reminder the message was (null for none, or an unknown message).
  */
 export async function applyStatus(
   deps: { db: Db; clock: Clock; prices: PriceTable },
   status: InboundStatus,
-): Promise<void> {
+): Promise<string | null> {
   const rank = repo.DELIVERY_RANK[status.status];
-  if (rank === undefined) return;
+  if (rank === undefined) return null;
   const { db } = deps;
   const at = deps.clock.now().toISOString();
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const message = await repo.findMessage(trx, status.messageId);
-    if (!message) return;
+    if (!message) return null;
     const forward = (repo.DELIVERY_RANK[message.delivery ?? ''] ?? 0) < rank;
     const priced = status.category !== null && status.category !== message.category;
-    if (!forward && !priced) return;
+    if (!forward && !priced) return message.reminder_id;
     await repo.updateMessage(trx, message.id, {
       ...(forward && { delivery: status.status, error_code: status.errorCode }),
       ...(priced && {
@@ -38,9 +39,11 @@ export async function applyStatus(
       }),
       updated_at: at,
     });
-    if (!forward || status.status !== 'failed') return;
-    if (status.errorCode === UNREACHABLE) await repo.markUnreachable(trx, message.phone, at);
-    else if (status.errorCode === DECLINED) await repo.optOut(trx, message.phone, at);
-    else if (status.errorCode === WINDOW_CLOSED) await repo.closeWindow(trx, message.phone);
+    if (forward && status.status === 'failed') {
+      if (status.errorCode === UNREACHABLE) await repo.markUnreachable(trx, message.phone, at);
+      else if (status.errorCode === DECLINED) await repo.optOut(trx, message.phone, at);
+      else if (status.errorCode === WINDOW_CLOSED) await repo.closeWindow(trx, message.phone);
+    }
+    return message.reminder_id;
   });
 }

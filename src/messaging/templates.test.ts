@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REMINDER_TEMPLATES } from '../reminder-schedule/sequence.js';
-import { findTemplate, renderBody, SIGN_IN_CODE_TEMPLATE, templateCatalogue } from './templates.js';
+import {
+  findTemplate,
+  renderBody,
+  SIGN_IN_CODE_TEMPLATE,
+  templateCatalogue,
+  WEBHOOK_DISABLED_TEMPLATE,
+} from './templates.js';
 
 describe('the template catalogue', () => {
   it('is what docs/whatsapp-templates.json publishes', () => {
@@ -10,7 +16,7 @@ describe('the template catalogue', () => {
   });
 
   it('has every template the service sends, in English and Hindi, each body naming each parameter once', () => {
-    for (const name of [...REMINDER_TEMPLATES, SIGN_IN_CODE_TEMPLATE]) {
+    for (const name of [...REMINDER_TEMPLATES, SIGN_IN_CODE_TEMPLATE, WEBHOOK_DISABLED_TEMPLATE]) {
       for (const language of ['en', 'hi']) {
         const entry = findTemplate(name, language);
         expect(entry, `${name} ${language}`).toBeDefined();
@@ -22,6 +28,8 @@ describe('the template catalogue', () => {
       ...Array(8).fill('utility'),
       'authentication',
       'authentication',
+      'utility',
+      'utility',
     ]);
   });
 

@@ -55,6 +55,14 @@ const SIGN_IN_BODIES = {
 
 export const SIGN_IN_CODE_TEMPLATE = 'dashboard_sign_in_code';
 
+/** Sent to the business when a webhook endpoint is turned off after 3 days of failed deliveries. */
+export const WEBHOOK_DISABLED_TEMPLATE = 'webhook_endpoint_disabled';
+
+const WEBHOOK_DISABLED_BODIES = {
+  en: 'Hello {{1}}, your webhook endpoint {{2}} has failed every delivery for 3 days and has been turned off. Once it is fixed, turn it back on from the dashboard (Developers) or the API.',
+  hi: 'नमस्ते {{1}}, आपका वेबहुक एंडपॉइंट {{2}} 3 दिन से हर डिलीवरी में विफल रहा, इसलिए इसे बंद कर दिया गया है। ठीक होने पर इसे डैशबोर्ड (डेवलपर) या API से फिर चालू करें।',
+} as const;
+
 /** The catalogue, one entry per template and language. */
 export function templateCatalogue(): TemplateEntry[] {
   const entries: TemplateEntry[] = [];
@@ -78,6 +86,19 @@ export function templateCatalogue(): TemplateEntry[] {
       body: SIGN_IN_BODIES[language],
       footer: language === 'en' ? 'This code expires in 10 minutes.' : 'यह कोड 10 मिनट में समाप्त हो जाएगा।',
       parameters: [{ name: 'one-time code', example: '123456' }],
+    });
+  }
+  for (const language of ['en', 'hi'] as const) {
+    entries.push({
+      name: WEBHOOK_DISABLED_TEMPLATE,
+      category: 'utility',
+      language,
+      body: WEBHOOK_DISABLED_BODIES[language],
+      footer: null,
+      parameters: [
+        { name: 'business name', example: 'Sharma Textiles' },
+        { name: 'endpoint URL', example: 'https://erp.example.com/hooks/receivables' },
+      ],
     });
   }
   return entries;

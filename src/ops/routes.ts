@@ -1,6 +1,23 @@
 import { timingSafeEqual } from 'node:crypto';
+import { Type } from 'typebox';
 import { errors } from '../errors.js';
 import type { App } from '../http/types.js';
+import { workerLag } from './worker-lag.js';
+
+const QueueLag = Type.Object({
+  oldest_due_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  lag_seconds: Type.Number({ minimum: 0 }),
+});
+
+const ReadyResponses = {
+  200: Type.Object({
+    status: Type.Literal('ready'),
+    store: Type.Literal('reachable'),
+    /** how far the background workers are behind (PRODUCT part 24) */
+    workers: Type.Object({ webhooks: QueueLag, reminders: QueueLag }),
+  }),
+  503: Type.Object({ status: Type.Literal('unavailable'), reason: Type.String() }),
+};
 
 /** PRODUCT part 9: liveness, readiness (the store answers) and Prometheus metrics. No API key. */
 export async function opsRoutes(app: App) {
@@ -8,10 +25,13 @@ export async function opsRoutes(app: App) {
     status: 'ok',
   }));
 
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { hide: true, response: ReadyResponses } }, async (_request, reply) => {
     try {
       await app.deps.store.ping();
-      return { status: 'ready' };
+      // Beside the store, the workers' lag: a process that answers while no worker runs (or all
+      // fail) is ready to serve, and says how far behind the background work is.
+      const workers = await workerLag(app.deps.store.db, app.deps.clock);
+      return { status: 'ready' as const, store: 'reachable' as const, workers };
     } catch {
       return reply.code(503).header('retry-after', '2').send({ status: 'unavailable', reason: 'store unreachable' });
     }

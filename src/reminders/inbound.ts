@@ -195,10 +195,15 @@ export class ChatInboundService {
   /** The message's own record (messaging/statuses.ts), then the reminder it was, if any. */
   private async recordStatus(status: InboundStatus): Promise<void> {
     const { db, clock, prices } = this.deps;
-    await applyStatus({ db, clock, prices }, status);
+    const reminderId = await applyStatus({ db, clock, prices }, status);
     const rank = DELIVERY_RANK[status.status];
     if (rank === undefined) return;
-    const reminder = await repo.findByProviderMessageId(db, status.messageId);
+    // By the message's own record (a status may overtake the reminder's record of its send), else
+    // by the provider's id on the reminder.
+    const reminder =
+      reminderId === null
+        ? await repo.findByProviderMessageId(db, status.messageId)
+        : await repo.findDeliveryOf(db, reminderId);
     if (!reminder) return;
     if ((DELIVERY_RANK[reminder.delivery_status ?? ''] ?? 0) >= rank) return;
     await repo.setDeliveryStatus(

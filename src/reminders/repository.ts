@@ -149,6 +149,10 @@ export function findByProviderMessageId(db: Executor, messageId: string) {
     .executeTakeFirst();
 }
 
+export function findDeliveryOf(db: Executor, id: string) {
+  return db.selectFrom('reminders').select(['id', 'delivery_status']).where('id', '=', id).executeTakeFirst();
+}
+
 export function setDeliveryStatus(db: Executor, id: string, status: string, reason: string | null, at: string) {
   return db
     .updateTable('reminders')

@@ -1,13 +1,14 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { findBusiness } from '../businesses/repository.js';
-import { ChannelError, type ChatChannel } from '../channels/channel.js';
+import { ChannelError } from '../channels/channel.js';
 import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { dateAfter, instantAt, LAST_DATE, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
+import type { Messenger } from '../messaging/messenger.js';
 import { type SendPace, unpaced } from '../messaging/pace.js';
-import { isUnreachable } from '../messaging/repository.js';
+import { insertMessage, isUnreachable } from '../messaging/repository.js';
 import { recordEvent } from '../outbox/events.js';
 import { AUTOMATIC_HOUR } from '../reminder-schedule/schedule.js';
 import { findTransaction, type TransactionView } from '../transactions/repository.js';
@@ -63,8 +64,8 @@ export class ReminderService {
     private readonly deps: {
       db: Db;
       clock: Clock;
-      /** the messenger (messaging/messenger.ts): records each message and charges the pace */
-      channel: ChatChannel;
+      /** the messenger (messaging/messenger.ts): charges the pace; the send's record is written here */
+      channel: Pick<Messenger, 'deliver'>;
       publicBaseUrl: string;
       isPostgres: boolean;
       /** the number's sending pace (messaging/pace.ts), taken per batch by runDue */
@@ -154,21 +155,25 @@ export class ReminderService {
   ): Promise<{ outcomes: AutomaticOutcome[]; waitMs: number }> {
     const { db, clock, isPostgres, pace = unpaced } = this.deps;
     const limit = options.limit ?? 20;
-    const { granted, waitMs } = await pace.take(limit);
-    if (granted === 0) return { outcomes: [], waitMs };
     const now = clock.now();
     const leaseId = randomToken();
-    const ids = await db.transaction().execute(async (trx) => {
+    // One transaction takes the tokens and the steps they pay for, and gives back what found no step.
+    const { granted, waitMs, ids } = await db.transaction().execute(async (trx) => {
+      const taken = await pace.take(limit, trx);
+      if (taken.granted === 0) return { ...taken, ids: [] };
       await repo.failStaleManualSends(trx, now.toISOString());
-      return repo.claimDue(trx, {
+      const claimed = await repo.claimDue(trx, {
         now: now.toISOString(),
         leaseId,
         lockedUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
-        limit: granted,
+        limit: taken.granted,
         businessId: options.businessId,
         isPostgres,
       });
+      await pace.refund(taken.granted - claimed.length, trx);
+      return { ...taken, ids: claimed };
     });
+    if (granted === 0) return { outcomes: [], waitMs };
     const outcomes: AutomaticOutcome[] = [];
     const queue = [...ids];
     // A few sends in flight at once: reminders bunch up at 10:00 local, and each send waits on the network.
@@ -285,7 +290,7 @@ export class ReminderService {
    */
   private async sendAndRecord(ready: ReadyToSend, how: { manual: boolean }): Promise<void> {
     const { db, clock, channel, publicBaseUrl } = this.deps;
-    const { messageId } = await channel.send(
+    const { messageId, record } = await channel.deliver(
       reminderMessage(ready.business, ready.due, ready.template, publicBaseUrl),
       {
         purpose: 'reminder',
@@ -297,6 +302,8 @@ export class ReminderService {
     );
     const sentAt = clock.now();
     await db.transaction().execute(async (trx) => {
+      // The message's record first: whatever became of the lease, it went out.
+      await insertMessage(trx, record);
       const updated = await repo.updateLeasedReminder(trx, ready.reminderId, ready.leaseId, {
         status: 'sent',
         ...(how.manual && { scheduled_for: sentAt.toISOString() }),

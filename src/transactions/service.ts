@@ -12,7 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { type SequenceStepView, sequenceFromJson } from '../reminder-schedule/steps.js';
 import * as aggregates from '../totals/aggregates.js';
-import { useCreditIn } from './account.js';
+import { type ReceiptInput, recordReceiptIn, useCreditIn } from './account.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import {
@@ -566,6 +566,11 @@ export class TransactionService {
       const work = () => this.recordPaymentIn(trx, business, transactionId, input);
       return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
     });
+  }
+
+  /** A receipt of a contact inside the caller's transaction (account.ts recordReceiptIn). */
+  recordReceiptIn(trx: Trx, business: BusinessRow, contactId: string, input: ReceiptInput) {
+    return recordReceiptIn(trx, business, contactId, input, this.deps.clock.now());
   }
 
   recordPaymentIn(trx: Trx, business: BusinessRow, transactionId: string, input: PaymentInput) {

@@ -1,5 +1,7 @@
+import type { ChatChannel } from '../channels/channel.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
+import { sendDisabledNotices } from './disabled-notices.js';
 import { fanOutIn } from './fan-out.js';
 import { claimIn, type Leased, type LeaseTerms } from './leases.js';
 import { type AttemptOutcome, type Finished, recordOutcomes } from './outcomes.js';
@@ -25,6 +27,8 @@ export interface DispatcherDeps {
   secretBox: () => Promise<SecretBox>;
   /** WEBHOOK_TIMEOUT_MS: the sender's bound on one attempt; the lease is sized from it */
   timeoutMs: number;
+  /** tells a business its endpoint was disabled after 3 days of failures; absent: nobody is told */
+  channel?: ChatChannel;
 }
 
 export interface RunOptions {
@@ -79,10 +83,12 @@ export class WebhookDispatcher {
       claimed.map(async (delivery) => ({ delivery, result: await this.#send(delivery) })),
     );
     if (finished.length > 0) {
+      const disabled: string[] = [];
       const outcomes = await this.deps.db
         .transaction()
-        .execute((trx) => recordOutcomes(trx, this.deps.clock, finished));
+        .execute((trx) => recordOutcomes(trx, this.deps.clock, finished, disabled));
       for (const outcome of outcomes) onOutcome?.(outcome);
+      if (disabled.length > 0) await this.notifyDisabled();
     }
     return claimed.length;
   }
@@ -131,6 +137,7 @@ export class WebhookDispatcher {
       }
     };
     signal.addEventListener('abort', notify);
+    await this.notifyDisabled();
     try {
       for (;;) {
         due = false;
@@ -152,6 +159,7 @@ export class WebhookDispatcher {
           throw error;
         }
         for (const outcome of cycle.outcomes) opts.onOutcome?.(outcome);
+        if (cycle.disabled.length > 0) await this.notifyDisabled();
         handled += cycle.fannedOut + cycle.claimed.length;
         queue.push(...cycle.claimed);
         pump();
@@ -175,6 +183,20 @@ export class WebhookDispatcher {
     return handled;
   }
 
+  /**
+   * Tells the businesses whose endpoints were disabled (and not yet told): after the cycle that
+   * disabled them, and at the start of each run for any a stopped process left untold. A channel
+   * failure leaves them for the next run; it never stops delivery.
+   */
+  async notifyDisabled(): Promise<number> {
+    if (!this.deps.channel) return 0;
+    try {
+      return await sendDisabledNotices({ db: this.deps.db, channel: this.deps.channel });
+    } catch {
+      return 0;
+    }
+  }
+
   async #claim(limit: number): Promise<Leased[]> {
     return this.deps.db.transaction().execute((trx) => claimIn(trx, this.#lease(), limit));
   }
@@ -184,8 +206,9 @@ export class WebhookDispatcher {
    * fill up to `room`: due deliveries claimed, new events' deliveries created leased.
    */
   async #cycle(batch: Finished[], room: number, release: Leased[]): Promise<CycleResult> {
+    const disabled: string[] = [];
     return this.deps.db.transaction().execute(async (trx) => {
-      const outcomes = batch.length > 0 ? await recordOutcomes(trx, this.deps.clock, batch) : [];
+      const outcomes = batch.length > 0 ? await recordOutcomes(trx, this.deps.clock, batch, disabled) : [];
       if (release.length > 0) {
         await queueRepo.releaseLeases(
           trx,
@@ -194,7 +217,7 @@ export class WebhookDispatcher {
           this.deps.clock.now().toISOString(),
         );
       }
-      if (room === 0) return { outcomes, fannedOut: 0, claimed: [] };
+      if (room === 0) return { outcomes, disabled, fannedOut: 0, claimed: [] };
       // Due deliveries first (retries, expired leases), then new events' deliveries, created
       // leased up to the room that is left. Only about as many events as there is room for are
       // fanned out (at least one, so a backlog of retries never stalls them): events wait in the
@@ -202,7 +225,7 @@ export class WebhookDispatcher {
       const claimed = await claimIn(trx, this.#lease(), room);
       const left = room - claimed.length;
       const fanned = await fanOutIn(trx, this.#lease(), Math.min(200, Math.max(1, left)), left);
-      return { outcomes, fannedOut: fanned.events, claimed: [...claimed, ...fanned.leased] };
+      return { outcomes, disabled, fannedOut: fanned.events, claimed: [...claimed, ...fanned.leased] };
     });
   }
 
@@ -221,6 +244,8 @@ export class WebhookDispatcher {
 
 interface CycleResult {
   outcomes: AttemptOutcome[];
+  /** endpoints this cycle disabled after 3 days of failures */
+  disabled: string[];
   fannedOut: number;
   claimed: Leased[];
 }

@@ -108,7 +108,7 @@ export async function recordEndpointOutcomes(
 export function disableEndpoint(db: Executor, id: string, reason: string, at: string) {
   return db
     .updateTable('webhook_endpoints')
-    .set({ active: 0, disabled_reason: reason, updated_at: at })
+    .set({ active: 0, disabled_reason: reason, disabled_notice_pending: 1, updated_at: at })
     .where('id', '=', id)
     .where('active', '=', 1)
     .executeTakeFirst();
@@ -167,4 +167,52 @@ export function rotateSecret(
     })
     .where('id', '=', id)
     .execute();
+}
+
+/** Endpoints disabled after failures whose business has not been told yet, with who to tell. */
+export function pendingDisabledNotices(db: Executor, limit: number) {
+  return db
+    .selectFrom('webhook_endpoints as e')
+    .innerJoin('businesses as b', 'b.id', 'e.business_id')
+    .select(['e.id', 'e.business_id', 'e.url', 'b.name as business_name', 'b.phone', 'b.language'])
+    .where('e.disabled_notice_pending', '=', 1)
+    .orderBy('e.id')
+    .limit(limit)
+    .execute();
+}
+
+export function clearDisabledNotice(db: Executor, id: string) {
+  return db.updateTable('webhook_endpoints').set({ disabled_notice_pending: 0 }).where('id', '=', id).execute();
+}
+
+/**
+ * PATCH: turns the endpoint on or off and changes its url and events. Turned (back) on, its
+ * run of failures starts afresh and nothing about a disablement is left to tell.
+ */
+export function updateEndpoint(
+  db: Executor,
+  businessId: string,
+  id: string,
+  patch: { active?: boolean; url?: string; events?: string; reason?: string | null; at: string },
+) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(patch.url !== undefined && { url: patch.url }),
+      ...(patch.events !== undefined && { events: patch.events }),
+      ...(patch.active === true && {
+        active: 1,
+        failure_count: 0,
+        failing_since: null,
+        disabled_reason: null,
+        disabled_notice_pending: 0,
+      }),
+      ...(patch.active === false && { active: 0, disabled_reason: patch.reason ?? null, disabled_notice_pending: 0 }),
+      updated_at: patch.at,
+    })
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -20,8 +20,16 @@ export interface Finished {
   result: WebhookResult;
 }
 
-/** Records finished attempts, each only if its lease is still ours, in the caller's transaction. */
-export async function recordOutcomes(trx: Executor, clock: Clock, batch: Finished[]): Promise<AttemptOutcome[]> {
+/**
+ * Records finished attempts, each only if its lease is still ours, in the caller's transaction.
+ * The ids of endpoints this disabled are added to `disabled` (their business is told once this commits).
+ */
+export async function recordOutcomes(
+  trx: Executor,
+  clock: Clock,
+  batch: Finished[],
+  disabled: string[] = [],
+): Promise<AttemptOutcome[]> {
   const now = clock.now();
   const at = now.toISOString();
   // Endpoints first, in one order, then deliveries: the lock order of delete and disable too.
@@ -57,6 +65,7 @@ export async function recordOutcomes(trx: Executor, clock: Clock, batch: Finishe
     ) {
       const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
       await endpointsRepo.disableEndpoint(trx, endpointId, reason, at);
+      disabled.push(endpointId);
       await deliveriesRepo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);
       isLive = false;
     }

@@ -11,12 +11,13 @@ export function presentEndpoint(e: EndpointView): Static<typeof WebhookEndpoint>
     created_at: e.row.created_at,
     last_triggered_at: e.row.last_triggered_at,
     failure_count: e.row.failure_count,
+    disabled_reason: e.row.disabled_reason,
   };
 }
 
 /** The create response: the endpoint without its delivery counters, with the secret (shown only here). */
 export function presentCreatedEndpoint(e: EndpointView & { secret: string }): Static<typeof CreatedWebhookEndpoint> {
-  const { last_triggered_at: _, failure_count: __, ...endpoint } = presentEndpoint(e);
+  const { last_triggered_at: _, failure_count: __, disabled_reason: ___, ...endpoint } = presentEndpoint(e);
   return { ...endpoint, secret: e.secret };
 }
 

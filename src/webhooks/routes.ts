@@ -14,6 +14,8 @@ import {
   ReplayResult,
   RotatedSecret,
   RotateSecretBody,
+  TestResult,
+  UpdateWebhookBody,
   WebhookDelivery,
   WebhookEndpoint,
 } from './schema.js';
@@ -73,15 +75,40 @@ export async function webhookRoutes(app: App) {
         params: IdParams,
         body: Type.Object({}, { additionalProperties: false }),
         response: {
-          200: Data(Type.Object({ delivered: Type.Boolean(), event: EventName })),
+          200: Data(TestResult),
           ...errorResponses(404),
         },
       },
     },
     async (request) => {
       const result = await webhooks.test(request.auth.business, request.params.id);
-      return { data: { delivered: result.delivered, event: result.event } };
+      return {
+        data: {
+          delivered: result.delivered,
+          event: result.event,
+          ...(result.status !== null && { status: result.status }),
+          ...(result.error !== null && { error: result.error }),
+        },
+      };
     },
+  );
+
+  app.patch(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Turn an endpoint back on (or off), or change its url and events',
+        description:
+          'active: true turns on an endpoint that was disabled after 3 days of failed deliveries (its failure count starts afresh; events meanwhile can be sent again with replay); false turns it off and cancels what was queued for it. url and events as on create.',
+        params: IdParams,
+        body: UpdateWebhookBody,
+        response: { 200: Data(ref(WebhookEndpoint)), ...errorResponses(404) },
+      },
+    },
+    async (request) => ({
+      data: presentEndpoint(await webhooks.update(request.auth.business, request.params.id, request.body)),
+    }),
   );
 
   app.post(

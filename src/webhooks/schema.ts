@@ -17,6 +17,11 @@ export const WebhookEndpoint = Type.Object(
     ...endpointFields,
     last_triggered_at: Nullable(Type.String({ format: 'date-time', description: 'time of the last attempt' })),
     failure_count: Type.Integer({ description: 'consecutive failed attempts; a success resets it' }),
+    disabled_reason: Nullable(
+      Type.String({
+        description: 'why the endpoint is off (after 3 days of failed deliveries, or turned off); null while active',
+      }),
+    ),
   },
   { $id: 'WebhookEndpoint' },
 );
@@ -137,4 +142,34 @@ export const ReplayResult = Type.Object({
     description:
       'the window held more than 10,000 events: the oldest 10,000 were queued; replay the rest from the last one',
   }),
+});
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    active: Type.Optional(
+      Type.Boolean({
+        description: 'true turns a disabled endpoint back on (its failures start afresh); false turns it off',
+      }),
+    ),
+    url: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4096, description: 'absolute https:// URL, at most 2048 characters' }),
+    ),
+    events: Type.Optional(
+      Type.Array(Type.String({ maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'one or more event names',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const TestResult = Type.Object({
+  delivered: Type.Boolean({ description: 'the receiver answered 2xx in time' }),
+  event: EventName,
+  status: Type.Optional(Type.Integer({ description: "the receiver's HTTP status, when it answered" })),
+  error: Type.Optional(
+    Type.String({ description: 'why the delivery failed (a status, a timeout, a refused address...), when it did' }),
+  ),
 });

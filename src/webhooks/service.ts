@@ -77,6 +77,7 @@ export class WebhookService {
         failing_since: null,
         last_triggered_at: null,
         disabled_reason: null,
+        disabled_notice_pending: 0,
         created_at: now,
         updated_at: now,
         deleted_at: null,
@@ -161,11 +162,48 @@ export class WebhookService {
   }
 
   /**
+   * PATCH: turns the endpoint back on (its run of failures starts afresh) or off, and changes its
+   * url and events. Turned off, what was queued for it is cancelled, as when it is disabled.
+   */
+  async update(
+    business: BusinessRow,
+    id: string,
+    input: { active?: boolean | undefined; url?: string | undefined; events?: string[] | undefined },
+    allowedEvents: readonly EventType[] = EVENT_TYPES,
+  ): Promise<EndpointView> {
+    const url = input.url === undefined ? undefined : checkUrl(input.url);
+    const events = input.events === undefined ? undefined : checkEvents(input.events, allowedEvents);
+    return this.deps.db.transaction().execute(async (trx) => {
+      await endpointsRepo.lockEndpoint(trx, id);
+      const now = this.deps.clock.now().toISOString();
+      const row = await endpointsRepo.updateEndpoint(trx, business.id, id, {
+        ...(input.active !== undefined && { active: input.active }),
+        ...(input.active === false && { reason: 'turned off by the business' }),
+        ...(url !== undefined && { url }),
+        ...(events !== undefined && { events: JSON.stringify(events) }),
+        at: now,
+      });
+      if (!row) throw errors.notFound('webhook endpoint');
+      if (input.active === false) await deliveriesRepo.cancelQueued(trx, id, 'endpoint turned off', now);
+      return view(row);
+    });
+  }
+
+  /**
    * Sends a signed sample of the endpoint's first subscribed event now, and logs it as a
    * delivery (one attempt, no retries). It does not count towards failure_count: a sample says
    * nothing about whether real events get through.
    */
-  async test(business: BusinessRow, id: string): Promise<{ delivered: boolean; event: EventType; deliveryId: string }> {
+  async test(
+    business: BusinessRow,
+    id: string,
+  ): Promise<{
+    delivered: boolean;
+    event: EventType;
+    deliveryId: string;
+    status: number | null;
+    error: string | null;
+  }> {
     const endpoint = await this.#endpoint(business, id);
     const event = endpoint.events[0] as EventType;
     const now = this.deps.clock.now();
@@ -206,7 +244,7 @@ export class WebhookService {
       await deliveriesRepo.insertAttempt(trx, deliveriesRepo.attemptRow(deliveryId, 1, result, null, done));
       await endpointsRepo.touchEndpoint(trx, endpoint.row.id, done);
     });
-    return { delivered: result.ok, event, deliveryId };
+    return { delivered: result.ok, event, deliveryId, status: result.status, error: result.ok ? null : result.error };
   }
 
   /** The endpoint's delivery log, newest first, each with its attempts. */

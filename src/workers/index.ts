@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Store } from '../db/store.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Clock } from '../lib/clock.js';
+import { reminderLag } from '../ops/worker-lag.js';
 import type { Services } from '../services.js';
 import { dashboardPurge } from './dashboard-purge.js';
 import { idempotencyPurge } from './idempotency-purge.js';
@@ -27,6 +28,11 @@ export interface WorkerDeps {
 export function createJobs(deps: WorkerDeps): Job[] {
   const { db, backup } = deps.store;
   const backups = deps.config.backups;
+  deps.metrics.lagGauge(
+    'reminder_queue_lag_seconds',
+    'Age of the oldest reminder due and not yet sent (a scheduled one past its time, or a stalled send)',
+    async () => (await reminderLag(db, deps.clock)).lag_seconds,
+  );
   return [
     overdueSweeper({ db, clock: deps.clock }),
     idempotencyPurge(deps.services.idempotency),

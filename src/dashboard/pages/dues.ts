@@ -115,7 +115,14 @@ export interface DueDetail {
   paymentOnce: string;
   whatsappUrl: string;
   payments: Array<{ amount: number; payment_method: string; utr: string | null; source: string; created_at: string }>;
-  steps: Array<{ template: string; scheduled_for: string; status: string; reason: string | null }>;
+  steps: Array<{
+    template: string;
+    scheduled_for: string;
+    status: string;
+    reason: string | null;
+    /** what WhatsApp reported of a step that went out */
+    delivery?: string | null;
+  }>;
   promiseDate: string | null;
   /** PRODUCT part 13: null until the promised day ends, then whether the due was paid in full by then */
   promiseKept: boolean | null;
@@ -133,7 +140,7 @@ function claimForm(v: View, dueId: string, claimId: string, decision: string, la
 }
 
 /** A reminder step's template, status or reason in the business's language (raw words if new). */
-function inWords(t: Translate, group: 'step' | 'step_status' | 'step_reason', value: string): string {
+function inWords(t: Translate, group: 'step' | 'step_status' | 'step_reason' | 'step_delivery', value: string): string {
   const key = `${group}.${value}`;
   return isMessageKey(key) ? t(key) : value.replace(/^reminder_/, '').replace(/_/g, ' ');
 }
@@ -222,7 +229,7 @@ ${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.pro
     ? html`<p class="muted">${t('due.no_reminders')}</p>`
     : html`<ul class="list">${d.steps.map(
         (step) =>
-          html`<li><span>${inWords(t, 'step', step.template)}<br><span class="muted">${v.instant(step.scheduled_for)}</span></span><span class="end">${inWords(t, 'step_status', step.status)}${step.reason ? html`<br><span class="muted">${inWords(t, 'step_reason', step.reason)}</span>` : ''}</span></li>`,
+          html`<li><span>${inWords(t, 'step', step.template)}<br><span class="muted">${v.instant(step.scheduled_for)}</span></span><span class="end">${inWords(t, 'step_status', step.status)}${step.delivery ? html` · ${inWords(t, 'step_delivery', step.delivery)}` : ''}${step.reason ? html`<br><span class="muted">${inWords(t, 'step_reason', step.reason)}</span>` : ''}</span></li>`,
       )}</ul>`
 }</section>
 <section class="card" aria-labelledby="payments-h"><h2 id="payments-h">${t('due.payments')}</h2>${

@@ -24,6 +24,7 @@ import * as leanCreateChecks from './2026-11-25T12-00_lean-create-checks.js';
 import * as khata from './2026-11-27T02-00_khata.js';
 import * as eventListIndexes from './2026-11-27T03-00_event-list-indexes.js';
 import * as webhookSecretRotation from './2026-11-27T03-10_webhook-secret-rotation.js';
+import * as webhookDisabledNotice from './2026-11-27T03-20_webhook-disabled-notice.js';
 import * as chatMessages from './2026-11-27T05-00_chat-messages.js';
 
 /**
@@ -57,5 +58,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T03-00_event-list-indexes': eventListIndexes,
   '2026-11-27T03-10_webhook-secret-rotation': webhookSecretRotation,
   '2026-11-27T05-00_chat-messages': chatMessages,
+  '2026-11-27T03-20_webhook-disabled-notice': webhookDisabledNotice,
   '2026-11-27T02-00_khata': khata,
 };

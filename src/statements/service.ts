@@ -1,0 +1,101 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import type { ContactRow } from '../contacts/repository.js';
+import type { Db } from '../db/schema.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { addDays, instantAt, isCalendarDate, localDate } from '../lib/dates.js';
+import { lockContact } from '../transactions/receipt-repository.js';
+import * as repo from './repository.js';
+import { agingOf, buildStatement, type StatementItem } from './statement.js';
+
+/** How far back a statement goes without `from`. */
+const DEFAULT_DAYS = 90;
+
+export class StatementService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  /**
+   * The statement of a contact's account over [from, to] (business-local dates). The contact is
+   * locked while it is read: every change to the account moves the contact's kept balance, so the
+   * balance and the rows are read as of one moment.
+   */
+  async get(business: BusinessRow, contactId: string, query: { from?: string | undefined; to?: string | undefined }) {
+    const today = localDate(business.timezone, this.deps.clock.now());
+    for (const field of ['from', 'to'] as const) {
+      const v = query[field];
+      if (v !== undefined && !isCalendarDate(v)) throw errors.invalid(field, `${field} must be a date YYYY-MM-DD`);
+    }
+    const to = query.to ?? today;
+    const from = query.from ?? addDays(to, -DEFAULT_DAYS);
+    if (from > to) throw errors.invalid('from', 'from must not be after to');
+    const fromInstant = instantAt(business.timezone, from, 0).toISOString();
+    const tz = business.timezone;
+    const local = (at: string) => localDate(tz, new Date(at));
+    return this.deps.db.transaction().execute(async (trx) => {
+      const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
+      if (!contact) throw errors.notFound('contact');
+      const [dues, receipts, reversals, adjustments, open] = [
+        await repo.duesSince(trx, contactId, fromInstant),
+        await repo.receiptsReceivedSince(trx, contactId, from),
+        await repo.reversalsSince(trx, contactId, fromInstant),
+        await repo.adjustmentsSince(trx, contactId, fromInstant),
+        await repo.openDuesOf(trx, contactId),
+      ];
+      const items: StatementItem[] = [
+        ...dues.map((d) => ({
+          date: local(d.created_at),
+          at: d.created_at,
+          id: d.id,
+          kind: 'due' as const,
+          transactionId: d.id,
+          receiptId: null,
+          description: `${d.invoice_number === null ? 'Due' : `Invoice ${d.invoice_number}`}, due ${d.due_date}`,
+          debitPaise: Number(d.amount_paise),
+          creditPaise: 0,
+        })),
+        ...receipts.map((r) => ({
+          date: r.received_on,
+          at: r.created_at,
+          id: r.id,
+          kind: 'payment' as const,
+          transactionId: null,
+          receiptId: r.id,
+          description: `Payment (${r.payment_method})${r.utr === null ? '' : ` ${r.utr}`}`,
+          debitPaise: 0,
+          creditPaise: Number(r.amount_paise),
+        })),
+        ...reversals.map((r) => ({
+          date: local(r.reversed_at as string),
+          at: r.reversed_at as string,
+          id: r.id,
+          kind: 'reversal' as const,
+          transactionId: null,
+          receiptId: r.id,
+          description: `Payment reversed${r.reversal_reason === null ? '' : `: ${r.reversal_reason}`}`,
+          debitPaise: Number(r.amount_paise),
+          creditPaise: 0,
+        })),
+        ...adjustments.map((a) => ({
+          date: local(a.created_at),
+          at: a.created_at,
+          id: a.id,
+          kind: 'adjustment' as const,
+          transactionId: a.transaction_id,
+          receiptId: null,
+          description: `Adjustment (${a.kind})${a.reason === null ? '' : `: ${a.reason}`}`,
+          debitPaise: 0,
+          creditPaise: Number(a.amount_paise),
+        })),
+      ];
+      const statement = buildStatement(Number(contact.balance_paise), items, from, to);
+      const aging = agingOf(
+        open.map((d) => ({
+          dueDate: d.due_date,
+          balancePaise: Number(d.amount_paise) - Number(d.amount_paid_paise) - Number(d.amount_adjusted_paise),
+        })),
+        today,
+      );
+      return { contact, from, to, statement, aging };
+    });
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * A buyer's statement of account, as a pure function over the rows of its period: every due
+ * (a debit, on the date it was created), receipt (a credit, on its received_on), adjustment (a
+ * credit, on the date it was made) and reversal (a debit, on the date it was made), oldest first,
+ * with a running balance exact to the paisa.
+ */
+
+export type EntryKind = 'due' | 'payment' | 'adjustment' | 'reversal';
+
+export interface StatementItem {
+  /** business-local date, YYYY-MM-DD */
+  date: string;
+  /** orders entries of one date: when it was recorded (ISO instant) */
+  at: string;
+  id: string;
+  kind: EntryKind;
+  transactionId: string | null;
+  receiptId: string | null;
+  description: string;
+  debitPaise: number;
+  creditPaise: number;
+}
+
+export interface StatementEntry {
+  date: string;
+  kind: EntryKind;
+  transaction_id: string | null;
+  receipt_id: string | null;
+  description: string;
+  debit_paise: number;
+  credit_paise: number;
+  balance_paise: number;
+}
+
+export interface Statement {
+  opening: number;
+  closing: number;
+  entries: StatementEntry[];
+}
+
+const ORDER: Record<EntryKind, number> = { due: 0, adjustment: 1, payment: 2, reversal: 3 };
+
+function compare(a: StatementItem, b: StatementItem): number {
+  if (a.date !== b.date) return a.date < b.date ? -1 : 1;
+  if (a.at !== b.at) return a.at < b.at ? -1 : 1;
+  if (a.kind !== b.kind) return ORDER[a.kind] - ORDER[b.kind];
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The statement of [from, to] given every item dated from `from` on (later ones too) and the
+ * account's balance now: the opening balance is today's less what happened since `from`, so the
+ * read never goes back before the period.
+ */
+export function buildStatement(
+  balanceNow: number,
+  items: readonly StatementItem[],
+  from: string,
+  to: string,
+): Statement {
+  const since = items.filter((i) => i.date >= from);
+  const opening = balanceNow - since.reduce((s, i) => s + i.debitPaise - i.creditPaise, 0);
+  let balance = opening;
+  const entries: StatementEntry[] = [];
+  for (const item of since.filter((i) => i.date <= to).sort(compare)) {
+    balance += item.debitPaise - item.creditPaise;
+    entries.push({
+      date: item.date,
+      kind: item.kind,
+      transaction_id: item.transactionId,
+      receipt_id: item.receiptId,
+      description: item.description,
+      debit_paise: item.debitPaise,
+      credit_paise: item.creditPaise,
+      balance_paise: balance,
+    });
+  }
+  return { opening, closing: balance, entries };
+}
+
+/** Open balances by days past due on `today` (as GET /v1/aging, for one contact's open dues). */
+export function agingOf(open: readonly { dueDate: string; balancePaise: number }[], today: string) {
+  const bucket = () => ({ count: 0, paise: 0 });
+  const aging = { current: bucket(), d1_30: bucket(), d31_60: bucket(), d61_90: bucket(), d90_plus: bucket() };
+  const day = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
+  for (const due of open) {
+    const late = day(today) - day(due.dueDate);
+    const b =
+      late <= 0
+        ? aging.current
+        : late <= 30
+          ? aging.d1_30
+          : late <= 60
+            ? aging.d31_60
+            : late <= 90
+              ? aging.d61_90
+              : aging.d90_plus;
+    b.count += 1;
+    b.paise += due.balancePaise;
+  }
+  return aging;
+}
+
+export const STATEMENT_COLUMNS = [
+  'date',
+  'kind',
+  'transaction_id',
+  'receipt_id',
+  'description',
+  'debit_paise',
+  'credit_paise',
+  'balance_paise',
+] as const;

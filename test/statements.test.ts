@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newDue } from './helpers/dues.js';
+import { type Harness, startHarness } from './helpers/harness.js';
+
+// 2026-11-21 12:00 in Kolkata.
+const NOW = '2026-11-21T06:30:00.000Z';
+const DAY = 86_400_000;
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ now: NOW });
+});
+afterAll(() => h.close());
+beforeEach(() => h.clock.set(NOW));
+
+describe('GET /v1/contacts/{id}/statement', () => {
+  it('lists dues, payments, adjustments and reversals with an exact running balance, JSON and CSV', async () => {
+    const biz = await h.newBusiness();
+    // 10 Nov: an old due (before the period asked below).
+    h.clock.set(new Date(Date.parse(NOW) - 11 * DAY).toISOString());
+    const old = await newDue(biz, { contact_name: 'Ledger Buyer', amount_paise: 5_000, invoice_number: 'INV-1' });
+    h.clock.set(new Date(Date.parse(NOW) - 5 * DAY).toISOString()); // 16 Nov
+    const due = await newDue(biz, { contact_name: 'Ledger Buyer', amount_paise: 10_000 });
+    const paid = await biz.post(`/v1/contacts/${due.contact_id}/payments`, {
+      amount_paise: 7_000,
+      utr: 'UTR-7',
+      received_on: '2026-11-15',
+    });
+    h.clock.set(new Date(Date.parse(NOW) - 2 * DAY).toISOString()); // 19 Nov
+    await biz.post(`/v1/transactions/${due.id}/adjustments`, { kind: 'tds', amount_paise: 200, reason: 'TDS' });
+    h.clock.set(NOW);
+    await biz.post(`/v1/payments/${paid.body.data.receipt.id}/reverse`, { reason: 'bounced' });
+
+    const res = await biz.get(`/v1/contacts/${due.contact_id}/statement?from=2026-11-12&to=2026-11-21`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const s = res.body.data;
+    expect(s).toMatchObject({ from: '2026-11-12', to: '2026-11-21', opening_balance_paise: 5_000 });
+    expect(
+      s.entries.map((e: Record<string, unknown>) => [e.date, e.kind, e.debit_paise, e.credit_paise, e.balance_paise]),
+    ).toEqual([
+      ['2026-11-15', 'payment', 0, 7_000, -2_000],
+      ['2026-11-16', 'due', 10_000, 0, 8_000],
+      ['2026-11-19', 'adjustment', 0, 200, 7_800],
+      ['2026-11-21', 'reversal', 7_000, 0, 14_800],
+    ]);
+    expect(s.closing_balance_paise).toBe(14_800);
+    expect((await biz.get(`/v1/contacts/${due.contact_id}`)).body.data.balance_paise).toBe(14_800);
+    expect(s.entries[1]).toMatchObject({ transaction_id: due.id, receipt_id: null });
+    expect(s.entries[0]).toMatchObject({
+      receipt_id: paid.body.data.receipt.id,
+      description: expect.stringContaining('UTR-7'),
+    });
+    expect(s.aging).toMatchObject({ current: { count: 2, paise: 14_800 }, d1_30: { count: 0, paise: 0 } });
+
+    // The whole history from the first due: opening 0.
+    const all = (await biz.get(`/v1/contacts/${due.contact_id}/statement?from=2026-11-01`)).body.data;
+    expect(all.opening_balance_paise).toBe(0);
+    expect(all.entries[0]).toMatchObject({
+      kind: 'due',
+      transaction_id: old.id,
+      debit_paise: 5_000,
+      balance_paise: 5_000,
+    });
+    expect(all.closing_balance_paise).toBe(14_800);
+    // A period in the past: its closing balance is the balance then.
+    const past = (await biz.get(`/v1/contacts/${due.contact_id}/statement?from=2026-11-01&to=2026-11-15`)).body.data;
+    expect(past.closing_balance_paise).toBe(-2_000);
+
+    const csv = await biz.get(`/v1/contacts/${due.contact_id}/statement?from=2026-11-12`, {
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const lines = csv.text.trim().split('\r\n');
+    expect(lines[0]).toBe('date,kind,transaction_id,receipt_id,description,debit_paise,credit_paise,balance_paise');
+    expect(lines).toHaveLength(5);
+    expect(lines[4]).toMatch(/^2026-11-21,reversal,,[0-9a-f-]{36},Payment reversed: bounced,7000,0,14800$/);
+  });
+
+  it('defaults to the last 90 days; answers 400 for bad dates and 404 for foreign contacts', async () => {
+    const biz = await h.newBusiness();
+    const other = await h.newBusiness();
+    const due = await newDue(biz, { contact_name: 'Range Buyer', amount_paise: 1_000 });
+    const res = await biz.get(`/v1/contacts/${due.contact_id}/statement`);
+    expect(res.body.data).toMatchObject({ from: '2026-08-23', to: '2026-11-21', closing_balance_paise: 1_000 });
+    for (const [query, field] of [
+      ['from=2026-02-30', 'from'],
+      ['to=tomorrow', 'to'],
+      ['from=2026-11-21&to=2026-11-20', 'from'],
+      ['since=2026-11-01', 'since'],
+    ]) {
+      const bad = await biz.get(`/v1/contacts/${due.contact_id}/statement?${query}`);
+      expect(bad.status, query).toBe(400);
+      expect(bad.body.error.message, query).toContain(field);
+    }
+    expect((await other.get(`/v1/contacts/${due.contact_id}/statement`)).status).toBe(404);
+  });
+});

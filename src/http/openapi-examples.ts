@@ -119,7 +119,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   listWebhooks: {
     responses: {
       '200': {
-        data: [{ ...endpoint, last_triggered_at: null, failure_count: 0 }],
+        data: [{ ...endpoint, last_triggered_at: null, failure_count: 0, disabled_reason: null }],
         events: ['transaction.created', 'transaction.updated', 'transaction.paid'],
       },
     },

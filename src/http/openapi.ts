@@ -21,12 +21,7 @@ export async function registerOpenApi(app: App, publicBaseUrl: string) {
       servers: [{ url: publicBaseUrl }],
       components: {
         securitySchemes: {
-          apiKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'x-api-key',
-            description: "the business's API key (rk_live_...)",
-          },
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
           whatsappSignature: {
             type: 'apiKey',
             in: 'header',

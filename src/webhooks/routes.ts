@@ -97,6 +97,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Turn an endpoint back on (or off), or change its url and events',
         description:

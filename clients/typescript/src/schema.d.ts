@@ -421,6 +421,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/{id}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's statement of account
+         * @description Dues on the date they were created (debit), receipts on their received_on (credit), adjustments and reversals on the date they were made, oldest first, with the running balance; dates in the business's time zone. With Accept: text/csv, the entries as CSV (amounts in paise).
+         */
+        get: operations["getContactStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transactions/{id}/adjustments": {
         parameters: {
             query?: never;
@@ -543,6 +563,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint; it receives nothing more */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Turn an endpoint back on (or off), or change its url and events
+         * @description active: true turns on an endpoint that was disabled after 3 days of failed deliveries (its failure count starts afresh; events meanwhile can be sent again with replay); false turns it off and cancels what was queued for it. url and events as on create.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
     "/v1/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -612,23 +653,6 @@ export interface paths {
         /** Queue one immediate new attempt of a logged delivery */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhooks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a webhook endpoint; it receives nothing more */
-        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1199,6 +1223,8 @@ export interface components {
             last_triggered_at: string | null;
             /** @description consecutive failed attempts; a success resets it */
             failure_count: number;
+            /** @description why the endpoint is off (after 3 days of failed deliveries, or turned off); null while active */
+            disabled_reason: string | null;
         };
         CreatedWebhookEndpoint: {
             /**
@@ -1379,6 +1405,74 @@ export interface components {
                 transaction_id: string;
                 amount_paise: number;
             }[];
+        };
+        Statement: {
+            contact: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                id: string;
+                name: string;
+            };
+            /**
+             * Format: date
+             * @description calendar date YYYY-MM-DD, in the years 1900-9999
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description calendar date YYYY-MM-DD, in the years 1900-9999
+             */
+            to: string;
+            opening_balance_paise: number;
+            closing_balance_paise: number;
+            entries: {
+                /**
+                 * Format: date
+                 * @description calendar date YYYY-MM-DD, in the years 1900-9999
+                 */
+                date: string;
+                /** @enum {string} */
+                kind: "due" | "payment" | "adjustment" | "reversal";
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                transaction_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                receipt_id: string | null;
+                description: string;
+                debit_paise: number;
+                credit_paise: number;
+                /** @description the running balance after this entry */
+                balance_paise: number;
+            }[];
+            aging: {
+                current: {
+                    count: number;
+                    paise: number;
+                };
+                d1_30: {
+                    count: number;
+                    paise: number;
+                };
+                d31_60: {
+                    count: number;
+                    paise: number;
+                };
+                d61_90: {
+                    count: number;
+                    paise: number;
+                };
+                d90_plus: {
+                    count: number;
+                    paise: number;
+                };
+            };
         };
         Adjustment: {
             /**
@@ -5460,6 +5554,134 @@ export interface operations {
             };
         };
     };
+    getContactStatement: {
+        parameters: {
+            query?: {
+                /** @description first date (business time zone); default 90 days before to */
+                from?: string;
+                /** @description last date; default today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement (JSON), or its entries as CSV with Accept: text/csv */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Statement"];
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listTransactionAdjustments: {
         parameters: {
             query?: never;
@@ -6154,7 +6376,8 @@ export interface operations {
                      *           "active": true,
                      *           "created_at": "2026-11-20T06:30:00.000Z",
                      *           "last_triggered_at": null,
-                     *           "failure_count": 0
+                     *           "failure_count": 0,
+                     *           "disabled_reason": null
                      *         }
                      *       ],
                      *       "events": [
@@ -6432,13 +6655,273 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description the receiver answered 2xx in time */
                             delivered: boolean;
                             /**
                              * @description an event name of SPEC part 6
                              * @enum {string}
                              */
                             event: "transaction.created" | "transaction.updated" | "transaction.paid" | "transaction.deleted" | "payment.received" | "reminder.sent" | "contact.created";
+                            /** @description the receiver's HTTP status, when it answered */
+                            status?: number;
+                            /** @description why the delivery failed (a status, a timeout, a refused address...), when it did */
+                            error?: string;
                         };
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a webhook endpoint; it receives nothing more */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description true turns a disabled endpoint back on (its failures start afresh); false turns it off */
+                    active?: boolean;
+                    /** @description absolute https:// URL, at most 2048 characters */
+                    url?: string;
+                    /** @description one or more event names */
+                    events?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Turn an endpoint back on (or off), or change its url and events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -7044,128 +7527,6 @@ export interface operations {
             };
             /** @description Conflict (conflict) with the current state of the resource */
             409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error (internal); no detail is exposed */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description UUID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Delete a webhook endpoint; it receives nothing more */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        deleted: boolean;
-                    };
-                };
-            };
-            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid credentials (unauthorized) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
-            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];

@@ -93,17 +93,65 @@ describe('PATCH /v1/transactions/{id}', () => {
     const at = (date: string) => `${date}T04:30:00.000Z`; // 10:00 in Kolkata
     const steps = async () => (await biz.get(`/v1/transactions/${d.id}`)).body.data.reminders;
     expect(await steps()).toEqual([
-      { template: 'reminder_upcoming', scheduled_for: at('2026-11-28'), status: 'scheduled', reason: null },
-      { template: 'reminder_due_today', scheduled_for: at('2026-12-01'), status: 'scheduled', reason: null },
-      { template: 'reminder_overdue_week', scheduled_for: at('2026-12-08'), status: 'scheduled', reason: null },
-      { template: 'reminder_final', scheduled_for: at('2026-12-31'), status: 'scheduled', reason: null },
+      {
+        template: 'reminder_upcoming',
+        scheduled_for: at('2026-11-28'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_due_today',
+        scheduled_for: at('2026-12-01'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_overdue_week',
+        scheduled_for: at('2026-12-08'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_final',
+        scheduled_for: at('2026-12-31'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
     ]);
     await biz.patch(`/v1/transactions/${d.id}`, { due_date: '2026-12-05' });
     const moved = [
-      { template: 'reminder_upcoming', scheduled_for: at('2026-12-02'), status: 'scheduled', reason: null },
-      { template: 'reminder_due_today', scheduled_for: at('2026-12-05'), status: 'scheduled', reason: null },
-      { template: 'reminder_overdue_week', scheduled_for: at('2026-12-12'), status: 'scheduled', reason: null },
-      { template: 'reminder_final', scheduled_for: at('2027-01-04'), status: 'scheduled', reason: null },
+      {
+        template: 'reminder_upcoming',
+        scheduled_for: at('2026-12-02'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_due_today',
+        scheduled_for: at('2026-12-05'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_overdue_week',
+        scheduled_for: at('2026-12-12'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_final',
+        scheduled_for: at('2027-01-04'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
     ];
     expect(await steps()).toEqual(moved);
     const paused = await biz.patch(`/v1/transactions/${d.id}`, { reminders_paused: true });

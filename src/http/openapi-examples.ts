@@ -29,6 +29,7 @@ const due = {
   deleted_at: null,
   reminder_count: 0,
   pay_page_url: 'https://pay.example.com/pay/01J9ZK2Q4M8X3V7B5N6C1D0E2F',
+  payment_reference: 'R7KQ2M4X',
   created_at: '2026-11-20T06:30:00.000Z',
   updated_at: '2026-11-20T06:30:00.000Z',
 };
@@ -43,6 +44,7 @@ const contact = {
   credit_paise: 0,
   balance_paise: 0,
   account_url: 'https://pay.example.com/a/01J9ZK2Q4M8X3V7B5N6C1D0E2G',
+  payment_reference: 'R7KQ2M4X',
   language: null,
 };
 

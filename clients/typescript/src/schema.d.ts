@@ -114,7 +114,7 @@ export interface paths {
         };
         /**
          * List contacts, newest first
-         * @description search: the name contains the text; phone: the phone ends with these digits. starting_after: the id of the last contact of the previous page gives the contacts that follow it (a cursor; offset must then be 0 or absent).
+         * @description search: the name contains the text; phone: the phone ends with these digits. since: contacts whose name, phone or reminder pause changed at or after this instant, for incremental sync (poll with a few seconds of overlap and keep the newest updated_at per id; a rename or a new phone also moves the updated_at of the contact's dues). starting_after: the id of the last contact of the previous page gives the contacts that follow it (a cursor; offset must then be 0 or absent).
          */
         get: operations["listContacts"];
         put?: never;
@@ -924,6 +924,8 @@ export interface components {
             balance_paise: number;
             /** @description the buyer's account page: {PUBLIC_BASE_URL}/a/<token> */
             account_url: string | null;
+            /** @description the account's short reference, carried in its UPI note and matched in bank statements */
+            payment_reference: string | null;
             /**
              * @description the account page's language; null: the business's
              * @enum {string|null}
@@ -967,6 +969,8 @@ export interface components {
             balance_paise: number;
             /** @description the buyer's account page: {PUBLIC_BASE_URL}/a/<token> */
             account_url: string | null;
+            /** @description the account's short reference, carried in its UPI note and matched in bank statements */
+            payment_reference: string | null;
             /**
              * @description the account page's language; null: the business's
              * @enum {string|null}
@@ -1055,6 +1059,8 @@ export interface components {
             reminder_count: number;
             /** Format: uri */
             pay_page_url: string;
+            /** @description the due's short reference, carried in the pay page's UPI note and matched in bank statements */
+            payment_reference: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
@@ -1148,6 +1154,8 @@ export interface components {
             reminder_count: number;
             /** Format: uri */
             pay_page_url: string;
+            /** @description the due's short reference, carried in the pay page's UPI note and matched in bank statements */
+            payment_reference: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
@@ -2303,6 +2311,8 @@ export interface operations {
                 search?: string;
                 /** @description phone ends with these digits (6 or more) */
                 phone?: string;
+                /** @description contacts whose name, phone or reminder pause changed at or after this time, for incremental sync (a contact's balances follow from its dues: list those with since) */
+                since?: string;
                 /** @description id of the last contact of the previous page: the page of contacts that follow it, same filters (offset 0 or absent) */
                 starting_after?: string;
                 limit?: number;
@@ -2481,6 +2491,7 @@ export interface operations {
                      *         "credit_paise": 0,
                      *         "balance_paise": 0,
                      *         "account_url": "https://pay.example.com/a/01J9ZK2Q4M8X3V7B5N6C1D0E2G",
+                     *         "payment_reference": "R7KQ2M4X",
                      *         "language": null
                      *       },
                      *       "created": true
@@ -2756,7 +2767,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Contact"];
+                        data: components["schemas"]["ContactWithBalances"];
                     };
                 };
             };
@@ -3073,6 +3084,7 @@ export interface operations {
                      *           "deleted_at": null,
                      *           "reminder_count": 0,
                      *           "pay_page_url": "https://pay.example.com/pay/01J9ZK2Q4M8X3V7B5N6C1D0E2F",
+                     *           "payment_reference": "R7KQ2M4X",
                      *           "created_at": "2026-11-20T06:30:00.000Z",
                      *           "updated_at": "2026-11-20T06:30:00.000Z"
                      *         }
@@ -3263,6 +3275,7 @@ export interface operations {
                      *         "deleted_at": null,
                      *         "reminder_count": 0,
                      *         "pay_page_url": "https://pay.example.com/pay/01J9ZK2Q4M8X3V7B5N6C1D0E2F",
+                     *         "payment_reference": "R7KQ2M4X",
                      *         "created_at": "2026-11-20T06:30:00.000Z",
                      *         "updated_at": "2026-11-20T06:30:00.000Z"
                      *       },
@@ -3432,6 +3445,7 @@ export interface operations {
                      *         "deleted_at": null,
                      *         "reminder_count": 0,
                      *         "pay_page_url": "https://pay.example.com/pay/01J9ZK2Q4M8X3V7B5N6C1D0E2F",
+                     *         "payment_reference": "R7KQ2M4X",
                      *         "created_at": "2026-11-20T06:30:00.000Z",
                      *         "updated_at": "2026-11-20T06:30:00.000Z",
                      *         "reminders": [

@@ -29,8 +29,8 @@ export interface RecordedPayment {
   transaction: repo.TransactionView;
 }
 
-/** Sources where the buyer paid (pay page claim, gateway): SPEC part 6's payment.received. */
-const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway'];
+/** Sources where the buyer paid (pay page claim, gateway, a bank credit): SPEC part 6's payment.received. */
+const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
 
 /**
  * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11): a receipt of

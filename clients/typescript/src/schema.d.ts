@@ -421,6 +421,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bank-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a bank statement (CSV) and match its credits to dues
+         * @description text/csv as exported by net banking, up to 5 MB and 20,000 lines. The header row is found among the first 30 lines by its column names. Each credit line is recorded once (a line already seen is a duplicate); credits are matched by claim, payment reference, invoice number or a payer seen before, else suggested. All or nothing. A file with no header or a bad line: 400 naming the line.
+         */
+        post: operations["uploadBankStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bank credits, newest first */
+        get: operations["listBankCredits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-credits/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a bank credit to a due or a contact
+         * @description {transaction_id}: a receipt allocated to that due first, the rest to the contact's other open dues oldest first, then credit. {contact_id}: a receipt on the contact. The payer in the narration is remembered for later statements. A matched or ignored credit: 409.
+         */
+        post: operations["applyBankCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bank-credits/{id}/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ignore a bank credit (not a buyer’s payment)
+         * @description A matched or ignored credit: 409.
+         */
+        post: operations["ignoreBankCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/{id}/statement": {
         parameters: {
             query?: never;
@@ -1200,7 +1277,7 @@ export interface components {
             /** @enum {string} */
             payment_method: "upi" | "cash" | "bank_transfer" | "card" | "other" | "api";
             /** @enum {string} */
-            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard" | "credit";
+            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard" | "bank" | "credit";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
@@ -1389,7 +1466,7 @@ export interface components {
             /** @enum {string} */
             payment_method: "upi" | "cash" | "bank_transfer" | "card" | "other" | "api";
             /** @enum {string} */
-            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard";
+            source: "api" | "claim" | "gateway" | "import" | "chat" | "dashboard" | "bank";
             /**
              * Format: date
              * @description calendar date YYYY-MM-DD, in the years 1900-9999
@@ -1412,6 +1489,76 @@ export interface components {
                  */
                 transaction_id: string;
                 amount_paise: number;
+            }[];
+        };
+        BankStatementResult: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            statement_id: string;
+            /** @description transaction lines read (credits and debits) */
+            lines: number;
+            /** @description credit lines recorded now */
+            credits: number;
+            /** @description credit lines seen in an earlier upload, skipped */
+            duplicates: number;
+            matched: number;
+            suggested: number;
+            unmatched: number;
+        };
+        BankCredit: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /**
+             * Format: date
+             * @description calendar date YYYY-MM-DD, in the years 1900-9999
+             */
+            date: string;
+            amount_paise: number;
+            reference: string | null;
+            narration: string;
+            /** @enum {string} */
+            status: "matched" | "suggested" | "unmatched" | "ignored";
+            /**
+             * @description owner: applied by the business
+             * @enum {string|null}
+             */
+            matched_by: "claim" | "reference" | "invoice_number" | "payer" | "owner" | null;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            transaction_id: string | null;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            contact_id: string | null;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            receipt_id: string | null;
+            suggestions: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                transaction_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                contact_id: string | null;
+                /**
+                 * @description amount: an open due's balance equals it; name: the contact's name is in the narration; contact_balance: the contact's balance equals it
+                 * @enum {string}
+                 */
+                reason: "amount" | "name" | "contact_balance";
             }[];
         };
         Statement: {
@@ -2313,8 +2460,12 @@ export interface operations {
                 phone?: string;
                 /** @description contacts whose name, phone or reminder pause changed at or after this time, for incremental sync (a contact's balances follow from its dues: list those with since) */
                 since?: string;
-                /** @description id of the last contact of the previous page: the page of contacts that follow it, same filters (offset 0 or absent) */
+                /** @description id of the last contact of the previous page: the page of contacts that follow it, same filters and sort (offset 0 or absent) */
                 starting_after?: string;
+                /** @description created_desc (newest first), balance_desc (largest balance first), name (A-Z), oldest_due (oldest open due first; contacts with nothing open last) */
+                sort?: "created_desc" | "balance_desc" | "name" | "oldest_due";
+                /** @description true: only contacts whose balance_paise is above 0 */
+                has_balance?: "true" | "false";
                 limit?: number;
                 offset?: number;
             };
@@ -5457,6 +5608,533 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Receipt"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (conflict) with the current state of the resource */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadBankStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Upload a bank statement (CSV) and match its credits to dues */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatementResult"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error envelope */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBankCredits: {
+        parameters: {
+            query?: {
+                status?: "matched" | "suggested" | "unmatched" | "ignored";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bank credits, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankCredit"][];
+                        limit: number;
+                        offset: number;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyBankCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description exactly one of transaction_id and contact_id */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    transaction_id?: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    contact_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Apply a bank credit to a due or a contact */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankCredit"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (conflict) with the current state of the resource */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ignoreBankCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description no fields; the body may be left out */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Ignore a bank credit (not a buyer’s payment) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankCredit"];
                     };
                 };
             };

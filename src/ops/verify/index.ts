@@ -3,6 +3,7 @@ import type { Executor } from '../../db/schema.js';
 import { businessTotalsCheck } from './business-totals.js';
 import { openByDayCheck, pendingByDayCheck } from './by-day.js';
 import { type BusinessScope, type Difference, keyset, PAGE, type VerifyCheck } from './check.js';
+import { contactBalancesCheck } from './contact-balances.js';
 import { contactScoresCheck } from './contact-scores.js';
 import { dueCountersCheck } from './due-counters.js';
 import { duePaymentsCheck } from './due-payments.js';
@@ -22,6 +23,7 @@ export const CHECKS: readonly VerifyCheck[] = [
   duePaymentsCheck,
   dueCountersCheck,
   contactScoresCheck,
+  contactBalancesCheck,
 ];
 
 /** Differences listed at most in a report (all are counted). */

@@ -6,7 +6,7 @@ import { addFigures, compareFigures, keyset, PAGE, type VerifyCheck } from './ch
 type Months = Map<string, Record<string, number>>;
 
 /**
- * paid_by_month's money: every payment in the business-local month it was received, and a due paid
+ * paid_by_month's money: every receipt not reversed in the business-local month it was received, and a due paid
  * whole before payments were recorded one by one (no payment row) at its amount in the month of
  * its paid_at. Its due_count (the dues settled each month) is read by nothing and not checked.
  */
@@ -31,12 +31,15 @@ export const paidByMonthCheck: VerifyCheck = {
   describes: 'money received per business-local month (paid_this_month_paise), from the payments',
   async run(db, business) {
     const expected: Months = new Map();
+    // Money is counted once, when received: each receipt not reversed (its allocations and its
+    // credit; credit used later is not new money) in the month it was recorded.
     const payments = keyset(
       (after) =>
         db
-          .selectFrom('payments')
+          .selectFrom('receipts')
           .select(['id', 'amount_paise', 'created_at'])
           .where('business_id', '=', business.id)
+          .where('reversed_at', 'is', null)
           .$if(after !== null, (q) => q.where('id', '>', after as string))
           .orderBy('id')
           .limit(PAGE)

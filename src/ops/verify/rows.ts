@@ -15,9 +15,13 @@ export interface DueRow {
   paid_at: string | null;
   deleted_at: string | null;
   promise_date: string | null;
-  /** the sum and number of the due's payment rows */
+  /** the sum and number of the due's payment rows (those of reversed receipts left out) */
   payments_paise: number;
   payments: number;
+  /** as kept on the due; recomputations use adjustments_paise */
+  amount_adjusted_paise: number;
+  /** the sum of the due's adjustments */
+  adjustments_paise: number;
 }
 
 /** The business's dues, page by page, each with its payment rows summed. */
@@ -33,6 +37,7 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
           't.open',
           't.amount_paise',
           't.amount_paid_paise',
+          't.amount_adjusted_paise',
           't.due_date',
           't.paid_at',
           't.deleted_at',
@@ -43,12 +48,18 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
             .selectFrom('payments as p')
             .select(sql<number>`coalesce(sum(p.amount_paise), 0)`.as('n'))
             .whereRef('p.transaction_id', '=', 't.id')
+            .where('p.reversed_at', 'is', null)
             .as('payments_paise'),
           eb
             .selectFrom('payments as p')
             .select(sql<number>`count(*)`.as('n'))
             .whereRef('p.transaction_id', '=', 't.id')
             .as('payments'),
+          eb
+            .selectFrom('adjustments as a')
+            .select(sql<number>`coalesce(sum(a.amount_paise), 0)`.as('n'))
+            .whereRef('a.transaction_id', '=', 't.id')
+            .as('adjustments_paise'),
         ])
         .where('t.business_id', '=', businessId)
         .$if(after !== null, (q) => q.where('t.id', '>', after as string))
@@ -65,6 +76,8 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
       amount_paid_paise: Number(row.amount_paid_paise),
       payments_paise: Number(row.payments_paise ?? 0),
       payments: Number(row.payments ?? 0),
+      amount_adjusted_paise: Number(row.amount_adjusted_paise),
+      adjustments_paise: Number(row.adjustments_paise ?? 0),
     };
   }
 }
@@ -82,7 +95,7 @@ export function paidOf(due: DueRow): number {
   return paidBeforePayments(due) ? due.amount_paise : due.payments_paise;
 }
 
-/** What the totals count of an open due: the amount less its payments. */
+/** What the totals count of an open due: the amount less its payments and adjustments. */
 export function balanceOf(due: DueRow): number {
-  return due.amount_paise - paidOf(due);
+  return due.amount_paise - paidOf(due) - due.adjustments_paise;
 }

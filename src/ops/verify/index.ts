@@ -3,10 +3,12 @@ import type { Executor } from '../../db/schema.js';
 import { businessTotalsCheck } from './business-totals.js';
 import { openByDayCheck, pendingByDayCheck } from './by-day.js';
 import { type BusinessScope, type Difference, keyset, PAGE, type VerifyCheck } from './check.js';
+import { contactBalancesCheck } from './contact-balances.js';
 import { contactScoresCheck } from './contact-scores.js';
 import { dueCountersCheck } from './due-counters.js';
 import { duePaymentsCheck } from './due-payments.js';
 import { paidByMonthCheck } from './paid-by-month.js';
+import { receiptsCheck } from './receipts.js';
 
 export type { BusinessScope, Difference, VerifyCheck } from './check.js';
 
@@ -21,6 +23,8 @@ export const CHECKS: readonly VerifyCheck[] = [
   paidByMonthCheck,
   duePaymentsCheck,
   dueCountersCheck,
+  receiptsCheck,
+  contactBalancesCheck,
   contactScoresCheck,
 ];
 

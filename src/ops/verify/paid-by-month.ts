@@ -6,9 +6,11 @@ import { addFigures, compareFigures, keyset, PAGE, type VerifyCheck } from './ch
 type Months = Map<string, Record<string, number>>;
 
 /**
- * paid_by_month's money: every payment in the business-local month it was received, and a due paid
- * whole before payments were recorded one by one (no payment row) at its amount in the month of
- * its paid_at. Its due_count (the dues settled each month) is read by nothing and not checked.
+ * paid_by_month's money: every receipt not reversed (money received: what it applied to dues and
+ * what it left as credit) in the business-local month it was received, and a due paid whole
+ * before payments were recorded one by one (no payment row) at its amount in the month of its
+ * paid_at. A reversed receipt's money left the month it was counted in. Using credit is not new
+ * money. Its due_count (the dues settled each month) is read by nothing and not checked.
  */
 export function addPaymentToMonths(months: Months, timezone: string, paise: number, at: string): void {
   addFigures(months, `month ${localMonth(timezone, new Date(at))}`, { due_paise: paise });
@@ -28,22 +30,23 @@ async function keptMonths(db: Executor, businessId: string): Promise<Months> {
 
 export const paidByMonthCheck: VerifyCheck = {
   name: 'paid_by_month',
-  describes: 'money received per business-local month (paid_this_month_paise), from the payments',
+  describes: 'money received per business-local month (paid_this_month_paise), from the receipts',
   async run(db, business) {
     const expected: Months = new Map();
-    const payments = keyset(
+    const receipts = keyset(
       (after) =>
         db
-          .selectFrom('payments')
+          .selectFrom('receipts')
           .select(['id', 'amount_paise', 'created_at'])
           .where('business_id', '=', business.id)
+          .where('reversed_at', 'is', null)
           .$if(after !== null, (q) => q.where('id', '>', after as string))
           .orderBy('id')
           .limit(PAGE)
           .execute(),
       (row) => row.id,
     );
-    for await (const p of payments)
+    for await (const p of receipts)
       addPaymentToMonths(expected, business.timezone, Number(p.amount_paise), p.created_at);
     const paidWhole = keyset(
       (after) =>

@@ -15,9 +15,13 @@ export interface DueRow {
   paid_at: string | null;
   deleted_at: string | null;
   promise_date: string | null;
-  /** the sum and number of the due's payment rows */
+  /** as kept on the due (due_payments checks it); recomputations use adjustments_paise */
+  amount_adjusted_paise: number;
+  /** the sum of the due's payments that count (not reversed), and the number of its payment rows (any) */
   payments_paise: number;
   payments: number;
+  /** the sum of the due's adjustments (tds, discount, credit note, write-off) */
+  adjustments_paise: number;
 }
 
 /** The business's dues, page by page, each with its payment rows summed. */
@@ -37,13 +41,20 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
           't.paid_at',
           't.deleted_at',
           't.promise_date',
+          't.amount_adjusted_paise',
         ])
         .select((eb) => [
           eb
             .selectFrom('payments as p')
             .select(sql<number>`coalesce(sum(p.amount_paise), 0)`.as('n'))
             .whereRef('p.transaction_id', '=', 't.id')
+            .where('p.reversed_at', 'is', null)
             .as('payments_paise'),
+          eb
+            .selectFrom('adjustments as a')
+            .select(sql<number>`coalesce(sum(a.amount_paise), 0)`.as('n'))
+            .whereRef('a.transaction_id', '=', 't.id')
+            .as('adjustments_paise'),
           eb
             .selectFrom('payments as p')
             .select(sql<number>`count(*)`.as('n'))
@@ -63,8 +74,10 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
       open: Number(row.open),
       amount_paise: Number(row.amount_paise),
       amount_paid_paise: Number(row.amount_paid_paise),
+      amount_adjusted_paise: Number(row.amount_adjusted_paise),
       payments_paise: Number(row.payments_paise ?? 0),
       payments: Number(row.payments ?? 0),
+      adjustments_paise: Number(row.adjustments_paise ?? 0),
     };
   }
 }
@@ -82,7 +95,7 @@ export function paidOf(due: DueRow): number {
   return paidBeforePayments(due) ? due.amount_paise : due.payments_paise;
 }
 
-/** What the totals count of an open due: the amount less its payments. */
+/** What the totals count of an open due: the amount less its payments and adjustments. */
 export function balanceOf(due: DueRow): number {
-  return due.amount_paise - paidOf(due);
+  return due.amount_paise - paidOf(due) - due.adjustments_paise;
 }

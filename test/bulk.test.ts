@@ -453,7 +453,7 @@ describe('GET /v1/transactions/export', () => {
 
     const { text, rows } = await exportCsv(biz);
     expect(text.split('\r\n')[0]).toBe(
-      'id,contact_id,contact_name,contact_phone,amount_paise,currency,status,direction,due_date,paid_at,utr,payment_method,invoice_number,notes,recurrence,series_id,reminders_paused,promise,amount_paid_paise,amount_adjusted_paise,balance_paise,deleted_at,reminder_count,pay_page_url,created_at,updated_at',
+      'id,contact_id,contact_name,contact_phone,amount_paise,currency,status,direction,due_date,paid_at,utr,payment_method,invoice_number,notes,recurrence,series_id,reminders_paused,promise,amount_paid_paise,amount_adjusted_paise,balance_paise,deleted_at,reminder_count,pay_page_url,payment_reference,created_at,updated_at',
     );
     expect(rows).toHaveLength(2);
     const [first, second] = rows as [Record<string, string>, Record<string, string>];
@@ -466,6 +466,7 @@ describe('GET /v1/transactions/export', () => {
       invoice_number: "'@SUM(1)",
       status: 'pending',
       due_date: '2026-12-01T00:00:00.000Z',
+      payment_reference: expect.stringMatching(/^R[A-Z0-9]{8}$/),
     });
     expect(second).toMatchObject({ contact_name: "'-Minus Buyer", notes: 'line one\nline two', status: 'overdue' });
     expect(text).not.toContain('Not Mine');

@@ -26,6 +26,7 @@ describe('POST /v1/contacts', () => {
         credit_paise: 0,
         balance_paise: 0,
         account_url: expect.stringMatching(/\/a\/[A-Za-z0-9_-]{22,}$/),
+        payment_reference: expect.stringMatching(/^R[A-Z0-9]{7}$/),
         language: null,
       },
     });
@@ -135,6 +136,7 @@ describe('GET /v1/contacts', () => {
         'id',
         'language',
         'name',
+        'payment_reference',
         'phone',
         'risk_flag',
         'updated_at',
@@ -327,11 +329,32 @@ describe('PATCH /v1/contacts/{id}', () => {
   it('accepts an empty patch (or none) and returns the contact unchanged', async () => {
     const biz = await h.newBusiness();
     const created = await biz.post('/v1/contacts', { name: 'Unchanged' });
+    const read = (await biz.get(`/v1/contacts/${created.body.data.id}`)).body.data;
     const res = await biz.patch(`/v1/contacts/${created.body.data.id}`, {});
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual(created.body.data);
+    expect(res.body.data).toEqual(read);
+    expect(res.body.data).toMatchObject(created.body.data);
     const none = await biz.patch(`/v1/contacts/${created.body.data.id}`);
     expect(none.status).toBe(200);
-    expect(none.body.data).toEqual(created.body.data);
+    expect(none.body.data).toEqual(read);
+  });
+
+  it('answers the contact with every field the single read shows (balances, reminders_paused)', async () => {
+    const biz = await h.newBusiness();
+    const due = await biz.post('/v1/transactions', {
+      contact_name: 'Full Answer',
+      amount_paise: 700,
+      due_date: '2026-01-01',
+    });
+    expect(due.status).toBe(201);
+    const id = due.body.data.contact_id;
+    for (const body of [{ reminders_paused: true }, { name: 'Full Answer 2' }, { phone: '+91 98765 33333' }]) {
+      const res = await biz.patch(`/v1/contacts/${id}`, body);
+      expect(res.status, res.text).toBe(200);
+      const read = await biz.get(`/v1/contacts/${id}`);
+      expect(res.body.data).toEqual(read.body.data);
+    }
+    const res = await biz.patch(`/v1/contacts/${id}`, { reminders_paused: false });
+    expect(res.body.data).toMatchObject({ reminders_paused: false, outstanding_paise: 700, total_transactions: 1 });
   });
 });

@@ -38,7 +38,7 @@ describe('cli demo', () => {
       const res = await cli({ PORT: port, PUBLIC_BASE_URL: '' }, 'demo', '--json');
       expect(res.code, res.err).toBe(0);
       const demo = JSON.parse(res.out);
-      expect(demo).toMatchObject({ buyers: 12, dues: 60, promise: true, pending_claims: 1 });
+      expect(demo).toMatchObject({ buyers: 12, dues: 60, receipts: 2, promise: true, pending_claims: 1 });
       expect(demo.login_url).toMatch(new RegExp(`^http://localhost:${port}/dashboard/login/[\\w-]+$`));
 
       // The key works against the running server.
@@ -77,6 +77,13 @@ describe('cli demo', () => {
         pending += claims.data.filter((c: { status: string }) => c.status === 'pending').length;
       }
       expect(pending).toBe(1);
+
+      // Two buyers paid into their accounts: receipts spread over their dues.
+      const received: { amount_paise: number; allocations: unknown[] }[] = [];
+      for (const c of contacts.data) received.push(...(await api(`/v1/contacts/${c.id}/payments`)).data);
+      const intoAccounts = received.filter((r) => r.amount_paise === 2_500_000 || r.amount_paise === 4_000_000);
+      expect(intoAccounts).toHaveLength(2);
+      for (const r of intoAccounts) expect(r.allocations.length).toBeGreaterThan(0);
 
       // Every kept figure agrees with the rows.
       const verified = await cli({}, 'verify', '--business', demo.business.id, '--json');

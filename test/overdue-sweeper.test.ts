@@ -49,6 +49,18 @@ async function expectSummaryMatchesList(biz: TestBusiness) {
 }
 
 describe('overdue sweeper', () => {
+  it("never moves a due's updated_at backwards (a change stamped by a clock ahead of the sweeper's)", async () => {
+    const biz = await h.newBusiness();
+    const d = await due(biz, '2000-06-20');
+    // Another process, its clock ahead, changed the due's notes (its stored status stays pending).
+    h.clock.set('2000-06-25T06:30:00.000Z');
+    expect((await biz.patch(`/v1/transactions/${d.id}`, { notes: 'ahead' })).status).toBe(200);
+    h.clock.set('2000-06-21T06:30:00.000Z');
+    await overdueSweeper({ db: h.store.db, clock: h.clock }).runOnce(signal);
+    expect(await stored(d.id)).toEqual({ status: 'overdue', updated_at: '2000-06-25T06:30:00.001Z' });
+    h.clock.set(NOW);
+  });
+
   it('moves stored pending dues past their date to overdue, keeping the summary exact', async () => {
     const biz = await h.newBusiness();
     const past = await due(biz, '2000-06-10', 300);

@@ -80,7 +80,7 @@ describe('the pay page in headless Chromium', () => {
 
     const link = page.locator('#upi-link');
     expect(await link.getAttribute('href')).toBe(
-      'upi://pay?pa=sharma.sons@okicici&pn=Sharma%20%26%20Sons&am=123450.50&cu=INR&tn=Invoice%20INV-2026-17',
+      `upi://pay?pa=sharma.sons@okicici&pn=Sharma%20%26%20Sons&am=123450.50&cu=INR&tn=${created.body.data.payment_reference}%20Invoice%20INV-2026-17`,
     );
     expect(await link.isVisible()).toBe(true);
 

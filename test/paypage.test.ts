@@ -17,6 +17,7 @@ interface Due {
   id: string;
   path: string;
   token: string;
+  reference: string;
 }
 
 async function newDue(biz: TestBusiness, body: Record<string, unknown> = {}): Promise<Due> {
@@ -29,7 +30,13 @@ async function newDue(biz: TestBusiness, body: Record<string, unknown> = {}): Pr
   expect(res.status, res.text).toBe(201);
   const url = new URL(res.body.data.pay_page_url);
   expect(url.origin).toBe('https://pay.example.test');
-  return { id: res.body.data.id, path: url.pathname, token: url.pathname.slice('/pay/'.length) };
+  expect(res.body.data.payment_reference).toMatch(/^R[A-Z0-9]{8}$/);
+  return {
+    id: res.body.data.id,
+    path: url.pathname,
+    token: url.pathname.slice('/pay/'.length),
+    reference: res.body.data.payment_reference,
+  };
 }
 
 const page = (path: string) => h.request('GET', path);
@@ -148,16 +155,18 @@ describe('GET /pay/:token', () => {
 
     await withUpi(biz);
     const withInvoice = await newDue(biz, { amount_paise: 123_450, invoice_number: 'INV/7' });
-    const link = 'upi://pay?pa=sharma.traders@okhdfc&pn=Sharma%20%26%20Sons&am=1234.50&cu=INR&tn=Invoice%20INV%2F7';
+    // The due's payment reference leads the note, so the bank's narration carries it.
+    const link = `upi://pay?pa=sharma.traders@okhdfc&pn=Sharma%20%26%20Sons&am=1234.50&cu=INR&tn=${withInvoice.reference}%20Invoice%20INV%2F7`;
     const res = await page(withInvoice.path);
     expect(res.text).toContain(`id="upi-link" href="${link.replaceAll('&', '&amp;')}"`);
     const qr = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     expect(res.text).toContain(qr.replace('<svg ', '<svg role="img" aria-label="UPI QR code" '));
     expect(visibleText(res)).toContain('UPI ID: sharma.traders@okhdfc');
+    expect(visibleText(res)).toContain(`Payment reference ${withInvoice.reference}`);
 
     // Without an invoice number the note names the due date.
     const after = await page(plain.path);
-    expect(after.text).toContain('&amp;am=1234.50&amp;cu=INR&amp;tn=Due%202026-03-15"');
+    expect(after.text).toContain(`&amp;am=1234.50&amp;cu=INR&amp;tn=${plain.reference}%20Due%202026-03-15"`);
   });
 
   it('escapes every business-provided string', async () => {

@@ -54,6 +54,7 @@ describe('POST /v1/transactions', () => {
         deleted_at: null,
         reminder_count: 0,
         pay_page_url: expect.stringMatching(/^https:\/\/pay\.example\.test\/pay\/[A-Za-z0-9_-]{22,}$/),
+        payment_reference: expect.stringMatching(/^R[A-Z0-9]{8}$/),
         created_at: NOW,
         updated_at: NOW,
       },

@@ -206,6 +206,7 @@ function rules(d: Dialect) {
       deleted_at: plain(d.timestamp(col('transactions.deleted_at'))),
       reminder_count: d.text(col('transactions.reminder_count')),
       pay_page_url: payUrlCell(publicBaseUrl),
+      payment_reference: plain(col('transactions.payment_reference')),
       created_at: d.timestamp(col('transactions.created_at')),
       updated_at: d.timestamp(col('transactions.updated_at')),
     };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
+import { updateContact } from './repository.js';
 
 /** Events read per page while looking for a contact's personal data. */
 const PAGE = 500;
@@ -18,13 +19,15 @@ export function contactDueIds(db: Executor, businessId: string, contactId: strin
     .then((rows) => rows.map((r) => r.id));
 }
 
+/** As any change of name and phone (updateContact): its dues' updated_at moves with it, for syncing clients. */
 export function eraseContactRow(db: Executor, businessId: string, contactId: string, nameKey: string, at: string) {
-  return db
-    .updateTable('contacts')
-    .set({ name: 'Erased buyer', name_key: nameKey, phone: null, phone_rev: null, updated_at: at })
-    .where('business_id', '=', businessId)
-    .where('id', '=', contactId)
-    .execute();
+  return updateContact(
+    db,
+    businessId,
+    contactId,
+    { name: 'Erased buyer', name_key: nameKey, phone: null, phone_rev: null },
+    at,
+  );
 }
 
 export async function deleteNameTerms(db: Executor, contactId: string) {

@@ -13,6 +13,7 @@ function account(row: ContactRow, publicBaseUrl: string) {
     credit_paise: Number(row.credit_paise),
     balance_paise: Number(row.balance_paise),
     account_url: accountUrl(publicBaseUrl, row.account_token),
+    payment_reference: row.payment_reference ?? null,
     language: row.language,
   };
 }

@@ -1,6 +1,7 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { exactTime, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 import { readTotalsColumn } from '../totals/aggregates.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
@@ -47,19 +48,34 @@ export function insertContactsIfAbsent(db: Executor, rows: readonly ContactRow[]
     .execute();
 }
 
-export function updateContact(
+/**
+ * Changes a contact, stamped `at` (never earlier than its last stamp: db/updated-at.ts). A new name
+ * or phone is also its dues' contact_name / contact_phone, so their updated_at moves with it (in
+ * the caller's transaction): a client syncing dues by `since` sees them change.
+ */
+export async function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'updated_at'>>,
+  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused'>>,
+  at: string,
 ) {
-  return db
+  const updated = await db
     .updateTable('contacts')
-    .set(patch)
+    .set({ ...patch, updated_at: updatedAtAfter(db, at) })
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+  if (updated && (patch.name !== undefined || patch.phone !== undefined)) {
+    await db
+      .updateTable('transactions')
+      .set({ updated_at: updatedAtAfter(db, at) })
+      .where('business_id', '=', businessId)
+      .where('contact_id', '=', id)
+      .execute();
+  }
+  return updated;
 }
 
 export interface ContactFilter {
@@ -67,6 +83,8 @@ export interface ContactFilter {
   search?: string | undefined;
   /** read the search's matches from the trigram table (SQLite, 3+ characters: see trigramsNarrow) */
   searchTrigrams?: boolean | undefined;
+  /** changed at or after this instant (ISO 8601): an incremental sync */
+  since?: string | undefined;
   /** reversed phone digits: "ends with" as a prefix range */
   phoneRevPrefix?: string | undefined;
   /** every word must match a name word within one typo (contacts/fuzzy.ts) */
@@ -151,6 +169,7 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   if (filter.search !== undefined) {
     q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
   }
+  if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
   if (filter.phoneRevPrefix !== undefined) {
     q = q.where('phone_rev', '>=', filter.phoneRevPrefix);
     const upper = nextDigitPrefix(filter.phoneRevPrefix);

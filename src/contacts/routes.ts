@@ -25,7 +25,7 @@ export async function contactRoutes(app: App) {
         tags: ['Contacts'],
         summary: 'List contacts, newest first',
         description:
-          'search: the name contains the text; phone: the phone ends with these digits. starting_after: the id of the last contact of the previous page gives the contacts that follow it (a cursor; offset must then be 0 or absent).',
+          "search: the name contains the text; phone: the phone ends with these digits. since: contacts whose name, phone or reminder pause changed at or after this instant, for incremental sync (poll with a few seconds of overlap and keep the newest updated_at per id; a rename or a new phone also moves the updated_at of the contact's dues). starting_after: the id of the last contact of the previous page gives the contacts that follow it (a cursor; offset must then be 0 or absent).",
         querystring: ListContactsQuery,
         response: { 200: Page(ref(Contact)), ...errorResponses() },
       },
@@ -133,12 +133,13 @@ export async function contactRoutes(app: App) {
         summary: 'Rename a contact, change its phone (null removes it) or pause its reminders',
         params: IdParams,
         body: UpdateContactBody,
-        response: { 200: Data(ref(Contact)), ...errorResponses(404, 409) },
+        response: { 200: Data(ref(ContactWithBalances)), ...errorResponses(404, 409) },
       },
     },
     async (request) => {
       const { contact, standing } = await contacts.update(request.auth.business, request.params.id, request.body);
-      return { data: presentContact(contact, standing, publicBaseUrl) };
+      // Every field the single read shows (its balances and reminders_paused too).
+      return { data: presentContactWithBalances(contact, standing, publicBaseUrl) };
     },
   );
 }

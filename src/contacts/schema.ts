@@ -29,6 +29,12 @@ export const Contact = Type.Object(
       description: 'outstanding_paise - credit_paise: negative when the business owes the buyer',
     }),
     account_url: Nullable(Type.String({ description: "the buyer's account page: {PUBLIC_BASE_URL}/a/<token>" })),
+    payment_reference: Nullable(
+      Type.String({
+        pattern: '^R[A-Z0-9]{6,8}$',
+        description: "the account's short reference, carried in its UPI note and matched in bank statements",
+      }),
+    ),
     language: Nullable(
       Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
     ),
@@ -60,6 +66,12 @@ export const ContactWithBalances = Type.Object(
       description: 'outstanding_paise - credit_paise: negative when the business owes the buyer',
     }),
     account_url: Nullable(Type.String({ description: "the buyer's account page: {PUBLIC_BASE_URL}/a/<token>" })),
+    payment_reference: Nullable(
+      Type.String({
+        pattern: '^R[A-Z0-9]{6,8}$',
+        description: "the account's short reference, carried in its UPI note and matched in bank statements",
+      }),
+    ),
     language: Nullable(
       Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
     ),
@@ -100,6 +112,13 @@ export const ListContactsQuery = Type.Object(
         minLength: 6,
         maxLength: 40,
         description: 'phone ends with these digits (6 or more)',
+      }),
+    ),
+    since: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "contacts whose name, phone or reminder pause changed at or after this time, for incremental sync (a contact's balances follow from its dues: list those with since)",
       }),
     ),
     starting_after: Type.Optional({

@@ -7,6 +7,7 @@ import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
+import { contactPaymentReference } from '../lib/payment-reference.js';
 import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type ScoredDue } from '../lib/payment-score.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
@@ -127,6 +128,7 @@ export class ContactService {
         balance_paise: 0,
         account_token: randomToken(),
         language: null,
+        payment_reference: contactPaymentReference(),
       });
       return true;
     });
@@ -169,11 +171,13 @@ export class ContactService {
 
   async fillPhone(trx: Executor, contact: repo.ContactRow, phone: string | null): Promise<repo.ContactRow> {
     if (phone === null || contact.phone !== null) return contact;
-    const updated = await repo.updateContact(trx, contact.business_id, contact.id, {
-      phone,
-      phone_rev: reversedDigits(phone),
-      updated_at: this.deps.clock.now().toISOString(),
-    });
+    const updated = await repo.updateContact(
+      trx,
+      contact.business_id,
+      contact.id,
+      { phone, phone_rev: reversedDigits(phone) },
+      this.deps.clock.now().toISOString(),
+    );
     return updated ?? contact;
   }
 
@@ -266,6 +270,7 @@ export class ContactService {
       filter.search = search;
       if (await repo.trigramsNarrow(db, business.id, search)) filter.searchTrigrams = true;
     }
+    if (query.since !== undefined) filter.since = new Date(query.since).toISOString();
     if (query.phone !== undefined) {
       const digits = query.phone.replace(/[\s()+.-]/g, '');
       if (!/^\d{6,}$/.test(digits)) throw errors.invalid('phone', 'phone must be at least 6 digits');
@@ -275,7 +280,10 @@ export class ContactService {
     const offset = query.offset ?? 0;
     const after = await this.listPosition(business, query.starting_after, offset);
     const unfiltered =
-      filter.search === undefined && filter.phoneRevPrefix === undefined && filter.fuzzyName === undefined;
+      filter.search === undefined &&
+      filter.phoneRevPrefix === undefined &&
+      filter.fuzzyName === undefined &&
+      filter.since === undefined;
     // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
     // statement after the other: a business's list holds one read thread at a time (gate).
     const found = await repo.listContacts(
@@ -337,9 +345,8 @@ export class ContactService {
       if (pause !== undefined && pause !== current.reminders_paused) patch.reminders_paused = pause;
       if (Object.keys(patch).length > 0) {
         const now = this.deps.clock.now();
-        patch.updated_at = now.toISOString();
         try {
-          contact = (await repo.updateContact(trx, business.id, id, patch)) ?? current;
+          contact = (await repo.updateContact(trx, business.id, id, patch, now.toISOString())) ?? current;
         } catch (error) {
           if (isUniqueViolation(error)) throw errors.conflict('another contact already has this name', 'name');
           throw error;

@@ -52,6 +52,8 @@ const OUTCOMES: Record<string, MessageKey> = {
   settings: 'settings.saved',
   test: 'developers.test_sent',
   redelivered: 'developers.redelivered',
+  replayed: 'developers.replayed',
+  enabled: 'developers.enabled',
 };
 
 export function outcomeFlash(

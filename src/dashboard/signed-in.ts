@@ -17,6 +17,10 @@ import type { View } from './pages/view.js';
 
 type Query = Record<string, string | undefined>;
 
+/** Events listed on the developers page, newest first. */
+const RECENT_EVENTS = 10;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export async function signedInRoutes(app: App) {
   const { services } = app.deps;
   const { transactions, contacts, businesses, webhooks } = services;
@@ -156,14 +160,18 @@ export async function signedInRoutes(app: App) {
   });
 
   const developers = async (v: View, extra: Partial<DevelopersData> = {}) => {
-    const [keys, endpoints] = await Promise.all([businesses.listKeys(v.business.id), webhooks.list(v.business)]);
+    const [keys, endpoints, events] = await Promise.all([
+      businesses.listKeys(v.business.id),
+      webhooks.list(v.business),
+      services.events.recent(v.business, RECENT_EVENTS),
+    ]);
     const withDeliveries = await Promise.all(
       endpoints.map(async (e) => ({
         ...e,
         deliveries: (await webhooks.deliveries(v.business, e.row.id, { limit: 5, offset: 0 })).items,
       })),
     );
-    return { keys, endpoints: withDeliveries, ...extra };
+    return { keys, endpoints: withDeliveries, events, ...extra };
   };
 
   app.get<{ Querystring: Query }>('/developers', { schema: { hide: true } }, async (request, reply) => {
@@ -227,6 +235,38 @@ export async function signedInRoutes(app: App) {
       const v = viewOf(request);
       await webhooks.remove(v.business, checkId(request.params.id));
       return seeOther(reply, '/dashboard/developers?ok=saved');
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/developers/webhooks/:id/rotate',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      const rotated = await webhooks.rotateSecret(v.business, checkId(request.params.id), 24);
+      // Shown once, in this response only (never in a redirect's URL).
+      return sendPage(reply, 200, renderDevelopers(v, await developers(v, { rotatedSecret: rotated.secret })));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/developers/webhooks/:id/replay',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      const since = new Date(app.deps.clock.now().getTime() - DAY_MS).toISOString();
+      await webhooks.replay(v.business, checkId(request.params.id), { since });
+      return seeOther(reply, '/dashboard/developers?ok=replayed');
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/developers/webhooks/:id/enable',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const v = viewOf(request);
+      await webhooks.update(v.business, checkId(request.params.id), { active: true });
+      return seeOther(reply, '/dashboard/developers?ok=enabled');
     },
   );
 

@@ -111,6 +111,8 @@ export interface ContactTable {
   account_token: Generated<string | null>;
   /** the buyer's language for the account page; null: the business's */
   language: Generated<string | null>;
+  /** `R` + 7 characters, in the account's UPI note: names the account in a bank narration */
+  payment_reference: Generated<string | null>;
 }
 
 /**
@@ -178,6 +180,8 @@ export interface TransactionTable {
   /** the buyer's latest promise to pay (PRODUCT part 13): the promised date and when it was made */
   promise_date: Generated<string | null>;
   promise_made_at: Generated<string | null>;
+  /** `R` + 8 characters, in the pay page's UPI note: names the due in a bank narration */
+  payment_reference: Generated<string | null>;
 }
 
 /** One payment (part or whole) of a due (PRODUCT part 10). */

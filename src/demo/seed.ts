@@ -13,8 +13,9 @@ import type { Services } from '../services.js';
  * read naturally: a dozen buyers, about 60 dues with full and part payments, overdue ones, a
  * promise a buyer made on chat, and an "I have paid" claim waiting for the business.
  *
- * Receipts and bank statements: when those features exist, each is one more step below (after
- * the dues, before the promise), through its service like the rest.
+ * Two buyers also pay into their account (receipts, spread over their oldest dues, the rest kept
+ * as credit). Bank statements: when that feature exists, it is one more step below (after the
+ * dues, before the promise), through its service like the rest.
  */
 export interface DemoSummary {
   business: BusinessRow;
@@ -24,6 +25,7 @@ export interface DemoSummary {
   paid: number;
   partPaid: number;
   overdue: number;
+  receipts: number;
   promised: boolean;
   pendingClaims: number;
 }
@@ -100,8 +102,8 @@ export async function seedDemo(deps: {
 
   // Every due and payment is a step at its own moment; the steps run in time order.
   const steps: Step[] = [];
-  const summary = { paid: 0, partPaid: 0, overdue: 0 };
   const open: { id: string; buyer: (typeof buyers)[number]; payToken: string; dueDate: string }[] = [];
+  const contactIds = new Map<string, string>();
   for (let i = 0; i < DUES; i++) {
     const created = addDays(start, Math.floor((i * DAYS) / DUES) + 1);
     const dueDate = addDays(created, [7, 15, 30][Math.floor(random() * 3)] as number);
@@ -129,11 +131,11 @@ export async function seedDemo(deps: {
           notes: goods,
         });
         id = transaction.id;
+        contactIds.set(buyer.name, transaction.contact_id);
         if (outcome !== 'paid') open.push({ id, buyer, payToken: transaction.pay_token, dueDate });
       },
     });
     if (outcome === 'paid') {
-      summary.paid++;
       steps.push({
         at: payAt,
         run: async () => {
@@ -141,7 +143,6 @@ export async function seedDemo(deps: {
         },
       });
     } else if (outcome === 'part') {
-      summary.partPaid++;
       steps.push({
         at: payAt,
         run: async () => {
@@ -154,8 +155,34 @@ export async function seedDemo(deps: {
         },
       });
     }
-    if (outcome !== 'paid' && dueDate < today) summary.overdue++;
   }
+  // Money into two buyers' accounts: a receipt goes to their oldest open dues first.
+  let receipts = 0;
+  for (const [daysAgo, buyer, rupees] of [
+    [12, buyers[1], 25_000],
+    [5, buyers[4], 40_000],
+  ] as const) {
+    steps.push({
+      at: businessHours(addDays(today, -daysAgo), random),
+      run: async () => {
+        const contactId = buyer && contactIds.get(buyer.name);
+        if (!contactId) return;
+        await services.receipts.record(
+          business,
+          contactId,
+          {
+            amountPaise: rupees * 100,
+            utr: `UTR${String(Math.floor(random() * 1e12)).padStart(12, '0')}`,
+            paymentMethod: 'bank_transfer',
+            source: 'api',
+          },
+          { idempotencyKey: undefined, respond: () => ({ status: 201, body: null }) },
+        );
+        receipts++;
+      },
+    });
+  }
+
   // Strictly later than the step before: a payment never lands before its due was created.
   steps.sort((a, b) => a.at.getTime() - b.at.getTime());
   let last = 0;
@@ -194,12 +221,18 @@ export async function seedDemo(deps: {
     if (outcome.kind === 'recorded') pendingClaims = 1;
   }
 
+  // What the business's own reads now say (receipts have settled some dues since the plan).
+  const totals = await services.summary.get(business);
+  const outstanding = await services.transactions.list(business, { status: 'outstanding', limit: 200 }, {}, today);
   return {
     business,
     apiKey,
     buyers: buyers.length,
     dues: DUES,
-    ...summary,
+    paid: totals.paid.count,
+    partPaid: outstanding.rows.filter((d) => Number(d.amount_paid_paise) > 0).length,
+    overdue: totals.overdue.count,
+    receipts,
     promised,
     pendingClaims,
   };

@@ -58,3 +58,16 @@ export function listEvents(db: Executor, businessId: string, filter: EventFilter
 }
 
 export type EventRow = Awaited<ReturnType<typeof listEvents>>[number];
+
+/** The business's newest events (the dashboard's list), newest first, from events_business_created. */
+export function latestEvents(db: Executor, businessId: string, since: string, limit: number) {
+  return db
+    .selectFrom('events')
+    .select(['id', 'type', 'payload', 'created_at'])
+    .where('business_id', '=', businessId)
+    .where('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -45,6 +45,11 @@ export class EventService {
     );
     return { items: rows.slice(0, limit), limit, hasMore: rows.length > limit };
   }
+
+  /** The newest events of the last 30 days, newest first (the dashboard's developers page). */
+  recent(business: BusinessRow, limit: number): Promise<EventView[]> {
+    return repo.latestEvents(this.deps.db, business.id, this.windowStart().toISOString(), limit);
+  }
 }
 
 /** `since` as stored text, never before `floor`. */

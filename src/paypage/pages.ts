@@ -15,7 +15,10 @@ export function upiLinkFor(page: PayPage): string | null {
     vpa: page.upiId,
     payeeName: page.businessName,
     paise: page.balancePaise,
-    note: page.invoiceNumber ? `Invoice ${page.invoiceNumber}` : `Due ${page.dueDate}`,
+    // The reference first: UPI apps and banks cut long notes, and the narration must keep it.
+    note: [page.paymentReference, page.invoiceNumber ? `Invoice ${page.invoiceNumber}` : `Due ${page.dueDate}`]
+      .filter((part) => part !== null)
+      .join(' '),
   });
 }
 
@@ -30,6 +33,7 @@ function details(page: PayPage): Markup {
 <dt>Due date</dt><dd>${formatDate(page.dueDate)}</dd>
 <dt>Billed to</dt><dd>${page.contactName}</dd>
 ${page.invoiceNumber !== null && html`<dt>Invoice</dt><dd>${page.invoiceNumber}</dd>`}
+${page.paymentReference !== null && html`<dt>Payment reference</dt><dd id="payment-reference">${page.paymentReference}</dd>`}
 </dl>`;
 }
 

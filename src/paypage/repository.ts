@@ -1,4 +1,5 @@
 import type { Executor, PaymentClaimTable } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 
 /** Everything the pay page shows, in one indexed lookup by token (transactions.pay_token is unique). */
 export function findPayPageByToken(db: Executor, token: string) {
@@ -18,6 +19,7 @@ export function findPayPageByToken(db: Executor, token: string) {
       'transactions.due_date',
       'transactions.paid_at',
       'transactions.invoice_number',
+      'transactions.payment_reference',
       'transactions.claim_count',
       'contacts.name as contact_name',
       'businesses.name as business_name',
@@ -60,7 +62,7 @@ export function latestClaim(db: Executor, transactionId: string) {
 export function countClaimIfOpen(db: Executor, transactionId: string, at: string) {
   return db
     .updateTable('transactions')
-    .set((eb) => ({ claim_count: eb('claim_count', '+', 1), updated_at: at }))
+    .set((eb) => ({ claim_count: eb('claim_count', '+', 1), updated_at: updatedAtAfter(db, at) }))
     .where('id', '=', transactionId)
     .where('open', '=', 1)
     .returning('claim_count')

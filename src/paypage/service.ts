@@ -30,6 +30,8 @@ export interface PayPage {
   dueDate: string;
   paidAt: string | null;
   invoiceNumber: string | null;
+  /** the due's short reference, first in the UPI note so a bank statement names the due */
+  paymentReference: string | null;
   // No notes: they are the business's own and never on the page (PRODUCT part 8).
   upiId: string | null;
   claimCount: number;
@@ -92,6 +94,7 @@ export class PayPageService {
       dueDate: row.due_date,
       paidAt: row.paid_at,
       invoiceNumber: row.invoice_number,
+      paymentReference: row.payment_reference,
       upiId: row.upi_id,
       claimCount: row.claim_count,
       lastClaim: last ? { reference: last.reference, createdAt: last.created_at } : null,

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/schema.js';
+import { nextUpdatedAt } from '../db/updated-at.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { ReplyTarget } from '../messaging/routing.js';
@@ -33,7 +34,11 @@ export async function recordBuyerReply(
   if (promised !== null && dueId !== null) {
     const due = await lockTransaction(trx, target.businessId, dueId);
     if (due && due.open === 1) {
-      const change = { promise_date: promised, promise_made_at: now.toISOString(), updated_at: now.toISOString() };
+      const change = {
+        promise_date: promised,
+        promise_made_at: now.toISOString(),
+        updated_at: nextUpdatedAt(due.updated_at, now),
+      };
       await updateTransaction(trx, target.businessId, due.id, change);
       await recordEvent(trx, {
         businessId: target.businessId,

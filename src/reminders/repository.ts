@@ -1,4 +1,5 @@
 import type { Executor, ReminderTable } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 
 export { insertReminder } from '../reminder-schedule/schedule.js';
 
@@ -135,7 +136,7 @@ export function updateLeasedReminder(
 export function incrementReminderCount(db: Executor, transactionId: string, at: string) {
   return db
     .updateTable('transactions')
-    .set((eb) => ({ reminder_count: eb('reminder_count', '+', 1), updated_at: at }))
+    .set((eb) => ({ reminder_count: eb('reminder_count', '+', 1), updated_at: updatedAtAfter(db, at) }))
     .where('id', '=', transactionId)
     .execute();
 }

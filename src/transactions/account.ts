@@ -1,6 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { removeSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
+import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { recordEvent } from '../outbox/events.js';
@@ -230,7 +231,7 @@ export async function reverseReceiptIn(
     const status = wasPaid ? storedOpenStatus(due.due_date, today) : (due.status as 'pending' | 'overdue');
     const change: Partial<dues.StoredTransaction> = {
       amount_paid_paise: Number(due.amount_paid_paise) - paise,
-      updated_at: at,
+      updated_at: nextUpdatedAt(due.updated_at, now),
       ...(wasPaid && { status, open: 1, paid_at: null, utr: null, payment_method: null }),
     };
     if (wasPaid) {

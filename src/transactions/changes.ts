@@ -2,6 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Executor } from '../db/schema.js';
+import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import { localDate } from '../lib/dates.js';
 import { recordEvent } from '../outbox/events.js';
@@ -76,7 +77,7 @@ export async function patchDue(
     checkSeriesStart(change.due_date ?? current.due_date, today);
   }
 
-  change.updated_at = now.toISOString();
+  change.updated_at = nextUpdatedAt(current.updated_at, now);
   // Lowered to exactly what was paid (and adjusted): the due is settled by what it has.
   const settles =
     change.amount_paise !== undefined &&
@@ -86,7 +87,7 @@ export async function patchDue(
     Object.assign(change, {
       status: 'paid',
       open: 0,
-      paid_at: change.updated_at,
+      paid_at: now.toISOString(),
       utr: last?.utr ?? null,
       payment_method: last?.payment_method ?? 'api',
     });
@@ -116,7 +117,7 @@ export async function patchDue(
       });
   }
   if (settles) {
-    await addSettledDue(trx, business, updated, change.updated_at);
+    await addSettledDue(trx, business, updated, now.toISOString());
     await cancelScheduled(trx, id, 'paid', now);
   }
   if (!settles && (change.due_date !== undefined || change.reminders_paused !== undefined)) {
@@ -152,8 +153,13 @@ export async function removeDue(trx: Executor, business: BusinessRow, id: string
   if (current.status === 'paid' || Number(current.amount_paid_paise) > 0 || Number(current.amount_adjusted_paise) > 0) {
     throw errors.conflict('a due with payments or adjustments cannot be deleted');
   }
-  const at = now.toISOString();
-  await repo.updateTransaction(trx, business.id, id, { open: -1, deleted_at: at, updated_at: at, recurs_next: 0 });
+  const at = nextUpdatedAt(current.updated_at, now);
+  await repo.updateTransaction(trx, business.id, id, {
+    open: -1,
+    deleted_at: now.toISOString(),
+    updated_at: at,
+    recurs_next: 0,
+  });
   await aggregates.removeOpenDue(trx, business.id, {
     status: current.status as OpenStatus,
     dueDate: current.due_date,

@@ -5,6 +5,7 @@ import { insertRowsQuery, isPostgres, precompiledQuery, writeTogether } from '..
 import type { Executor, ReminderTable } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
+import { duePaymentReference } from '../lib/payment-reference.js';
 import { eventRows } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
 import { remindersForNewDues } from '../reminder-schedule/schedule.js';
@@ -238,6 +239,7 @@ const STORED_COLUMNS: Record<keyof Omit<TransactionView, 'contact_name' | 'conta
   reminders_paused: true,
   promise_date: true,
   promise_made_at: true,
+  payment_reference: true,
 };
 
 const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknown>>((db, arg) =>
@@ -271,6 +273,7 @@ function newDueRow(business: BusinessRow, due: NewDue, now: Date, at: string): T
     reminder_count: 0,
     claim_count: 0,
     pay_token: timeOrderedToken(now.getTime()),
+    payment_reference: duePaymentReference(),
     created_at: at,
     updated_at: at,
     amount_paid_paise: 0,

@@ -1,6 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
+import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -121,7 +122,7 @@ export async function applyToDue(
   const settles = input.amountPaise === balance;
   const change: Partial<repo.StoredTransaction> = {
     amount_paid_paise: Number(current.amount_paid_paise) + input.amountPaise,
-    updated_at: at,
+    updated_at: nextUpdatedAt(current.updated_at, now),
     ...(settles && {
       status: 'paid',
       open: 0,

@@ -43,6 +43,7 @@ export function presentTransaction(
     deleted_at: row.deleted_at,
     reminder_count: row.reminder_count,
     pay_page_url: payPageUrl(ctx.publicBaseUrl, row.pay_token),
+    payment_reference: row.payment_reference ?? null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -11,6 +11,7 @@ import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
 import { exactTime, insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 import { sequenceJson } from '../reminder-schedule/steps.js';
 import type { StatusFilter } from './schema.js';
 
@@ -467,7 +468,7 @@ export function markPaidIfStatus(
 ) {
   return db
     .updateTable('transactions')
-    .set({ status: 'paid', open: 0, ...paid, updated_at: paid.paid_at })
+    .set({ status: 'paid', open: 0, ...paid, updated_at: updatedAtAfter(db, paid.paid_at) })
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .where('status', '=', expectedStatus)
@@ -505,7 +506,7 @@ export async function markOverdueBatch(db: Executor, businessId: string, dueDate
   if (ids.length === 0) return [];
   return db
     .updateTable('transactions')
-    .set({ status: 'overdue', updated_at: at })
+    .set({ status: 'overdue', updated_at: updatedAtAfter(db, at) })
     .where(
       'id',
       'in',

@@ -74,6 +74,12 @@ export const Transaction = Type.Object(
     }),
     reminder_count: Type.Integer(),
     pay_page_url: Type.String({ format: 'uri' }),
+    payment_reference: Nullable(
+      Type.String({
+        pattern: '^R[A-Z0-9]{6,8}$',
+        description: "the due's short reference, carried in the pay page's UPI note and matched in bank statements",
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -35,7 +35,11 @@ export interface DevelopersData {
   newKey?: string | undefined;
   endpoints: Array<EndpointView & { deliveries: DeliveryView[] }>;
   newSecret?: string | undefined;
+  /** a rotated endpoint's new secret, shown in this one page only */
+  rotatedSecret?: string | undefined;
   url?: string | undefined;
+  /** the newest events, newest first */
+  events: Array<{ id: string; type: string; created_at: string }>;
 }
 
 export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome['flash']): string {
@@ -55,12 +59,18 @@ ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<cod
 </section>
 <section class="card" aria-labelledby="hooks-h"><h2 id="hooks-h">${t('developers.webhooks')}</h2>
 ${d.newSecret ? html`<p class="notice" role="status">${t('developers.secret')}<code class="key">${d.newSecret}</code></p>` : ''}
+${d.rotatedSecret ? html`<p class="notice" role="status">${t('developers.rotated')}<code class="key">${d.rotatedSecret}</code></p>` : ''}
 ${
   d.endpoints.length === 0
     ? html`<p class="muted">${t('developers.none')}</p>`
     : d.endpoints.map(
         (e) => html`<article class="card"><h3>${e.row.url}</h3><p class="muted">${e.events.join(', ')}</p>
-<div class="actions">${post(`/dashboard/developers/webhooks/${e.row.id}/test`, t('developers.test'))}${post(`/dashboard/developers/webhooks/${e.row.id}/delete`, t('developers.remove'), 'danger')}</div>
+${e.row.active === 1 ? '' : html`<p class="error" role="status">${t('developers.disabled', { reason: e.row.disabled_reason ?? '' })}</p>`}
+<div class="actions">${
+          e.row.active === 1
+            ? html`${post(`/dashboard/developers/webhooks/${e.row.id}/test`, t('developers.test'))}${post(`/dashboard/developers/webhooks/${e.row.id}/replay`, t('developers.replay_day'))}`
+            : post(`/dashboard/developers/webhooks/${e.row.id}/enable`, t('developers.enable'), '')
+        }${post(`/dashboard/developers/webhooks/${e.row.id}/rotate`, t('developers.rotate'))}${post(`/dashboard/developers/webhooks/${e.row.id}/delete`, t('developers.remove'), 'danger')}</div>
 <h4>${t('developers.deliveries')}</h4>${
           e.deliveries.length === 0
             ? html`<p class="muted">—</p>`
@@ -75,6 +85,16 @@ ${
 <label for="url">${t('developers.url')}</label><input id="url" name="url" type="url" required maxlength="2048" placeholder="https://erp.example.com/hooks" value="${d.url ?? ''}">
 <div class="actions"><button type="submit">${t('developers.add_webhook')}</button></div>
 </form>
+</section>
+<section class="card" aria-labelledby="events-h"><h2 id="events-h">${t('developers.events')}</h2>
+${
+  d.events.length === 0
+    ? html`<p class="muted">${t('developers.no_events')}</p>`
+    : html`<ul class="list">${d.events.map(
+        (ev) =>
+          html`<li><span>${ev.type}<br><span class="muted">${v.instant(ev.created_at)} · <code>${ev.id}</code></span></span></li>`,
+      )}</ul>`
+}
 </section>`;
   return layout(v.chrome(t('developers.title'), 'developers', flash), body);
 }

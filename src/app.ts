@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { adjustmentRoutes, adjustmentSchemas } from './adjustments/routes.js';
+import { bankRoutes, bankSchemas } from './bank/routes.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...eventSchemas,
     ...claimSchemas,
     ...receiptSchemas,
+    ...bankSchemas,
     ...statementSchemas,
     ...adjustmentSchemas,
     ...unappliedPaymentSchemas,
@@ -151,6 +153,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(bulkRoutes);
       await v1.register(claimRoutes);
       await v1.register(receiptRoutes);
+      await v1.register(bankRoutes);
       await v1.register(statementRoutes);
       await v1.register(adjustmentRoutes);
       await v1.register(unappliedPaymentRoutes);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { AdjustmentService } from './adjustments/service.js';
+import { BankService } from './bank/service.js';
 import { BulkService } from './bulk/service.js';
 import { type AuthenticatedKey, BusinessService } from './businesses/service.js';
 import { type CacheNamespace, cache } from './cache/cache.js';
@@ -50,6 +51,8 @@ export interface Services {
   claims: ClaimService;
   /** receipts of buyers' accounts: allocations, credit, reversals */
   receipts: ReceiptService;
+  /** bank statements matched to dues */
+  bank: BankService;
   /** buyers' statements of account */
   statements: StatementService;
   /** tds, discounts, credit notes and write-offs on dues */
@@ -162,6 +165,7 @@ export function createServices(deps: {
     reminders,
     claims: new ClaimService({ db, clock }),
     receipts: new ReceiptService({ db, clock, contacts, idempotency }),
+    bank: new BankService({ db, clock }),
     statements: new StatementService({ db, clock }),
     adjustments: new AdjustmentService({ db, clock }),
     moneyIn: new GatewayService({ db, clock, gateway: deps.gateway ?? createGateway(config) }),

@@ -93,17 +93,65 @@ describe('PATCH /v1/transactions/{id}', () => {
     const at = (date: string) => `${date}T04:30:00.000Z`; // 10:00 in Kolkata
     const steps = async () => (await biz.get(`/v1/transactions/${d.id}`)).body.data.reminders;
     expect(await steps()).toEqual([
-      { template: 'reminder_upcoming', scheduled_for: at('2026-11-28'), status: 'scheduled', reason: null },
-      { template: 'reminder_due_today', scheduled_for: at('2026-12-01'), status: 'scheduled', reason: null },
-      { template: 'reminder_overdue_week', scheduled_for: at('2026-12-08'), status: 'scheduled', reason: null },
-      { template: 'reminder_final', scheduled_for: at('2026-12-31'), status: 'scheduled', reason: null },
+      {
+        template: 'reminder_upcoming',
+        scheduled_for: at('2026-11-28'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_due_today',
+        scheduled_for: at('2026-12-01'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_overdue_week',
+        scheduled_for: at('2026-12-08'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_final',
+        scheduled_for: at('2026-12-31'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
     ]);
     await biz.patch(`/v1/transactions/${d.id}`, { due_date: '2026-12-05' });
     const moved = [
-      { template: 'reminder_upcoming', scheduled_for: at('2026-12-02'), status: 'scheduled', reason: null },
-      { template: 'reminder_due_today', scheduled_for: at('2026-12-05'), status: 'scheduled', reason: null },
-      { template: 'reminder_overdue_week', scheduled_for: at('2026-12-12'), status: 'scheduled', reason: null },
-      { template: 'reminder_final', scheduled_for: at('2027-01-04'), status: 'scheduled', reason: null },
+      {
+        template: 'reminder_upcoming',
+        scheduled_for: at('2026-12-02'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_due_today',
+        scheduled_for: at('2026-12-05'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_overdue_week',
+        scheduled_for: at('2026-12-12'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
+      {
+        template: 'reminder_final',
+        scheduled_for: at('2027-01-04'),
+        status: 'scheduled',
+        reason: null,
+        delivery: null,
+      },
     ];
     expect(await steps()).toEqual(moved);
     const paused = await biz.patch(`/v1/transactions/${d.id}`, { reminders_paused: true });
@@ -136,7 +184,7 @@ describe('PATCH /v1/transactions/{id}', () => {
     expect(await eventsOf(h, biz.business.id, 'transaction.updated')).toHaveLength(0);
   });
 
-  it('answers 409 for a paid due, a deleted due, and an amount below what was paid', async () => {
+  it('answers 409 for a paid due and an amount below what was paid, 404 for a deleted due', async () => {
     const biz = await h.newBusiness();
     const paid = await newDue(biz);
     await biz.post(`/v1/transactions/${paid.id}/mark-paid`, {});
@@ -144,7 +192,7 @@ describe('PATCH /v1/transactions/{id}', () => {
 
     const deleted = await newDue(biz);
     await biz.delete(`/v1/transactions/${deleted.id}`);
-    expect((await biz.patch(`/v1/transactions/${deleted.id}`, { notes: 'x' })).status).toBe(409);
+    expect((await biz.patch(`/v1/transactions/${deleted.id}`, { notes: 'x' })).status).toBe(404);
 
     const part = await newDue(biz);
     await biz.post(`/v1/transactions/${part.id}/payments`, { amount_paise: 4000 });

@@ -149,12 +149,12 @@ describe('POST /v1/transactions/{id}/payments', () => {
     expect((await biz.get(`/v1/transactions/${d.id}/payments`)).body.data).toEqual([]);
   });
 
-  it('answers 409 for a deleted due and 404 for unknown ids or another business', async () => {
+  it('answers 404 for a deleted due, unknown ids or another business', async () => {
     const owner = await h.newBusiness();
     const other = await h.newBusiness();
     const deleted = await newDue(owner);
     await owner.delete(`/v1/transactions/${deleted.id}`);
-    expect((await owner.post(`/v1/transactions/${deleted.id}/payments`, { amount_paise: 1 })).status).toBe(409);
+    expect((await owner.post(`/v1/transactions/${deleted.id}/payments`, { amount_paise: 1 })).status).toBe(404);
     const d = await newDue(owner);
     expect((await other.post(`/v1/transactions/${d.id}/payments`, { amount_paise: 1 })).status).toBe(404);
     expect((await other.get(`/v1/transactions/${d.id}/payments`)).status).toBe(404);

@@ -5,10 +5,10 @@ import { idempotencyKeyOf, sendAnswer } from '../http/idempotency.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
-import type { ImportSource } from './service.js';
+import { type ImportSource, MAX_IMPORT_BYTES } from './service.js';
 
 /** PRODUCT part 12: an import body is at most 5 MB (the rest of the API keeps its 64 KB). */
-const IMPORT_BODY_LIMIT = 5 * 1024 * 1024;
+const IMPORT_BODY_LIMIT = MAX_IMPORT_BYTES;
 
 const ImportQuery = Type.Object(
   {

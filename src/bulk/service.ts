@@ -16,6 +16,8 @@ import { existingInvoiceNumbers } from './repository.js';
 
 /** PRODUCT part 12: at most this many rows in one import (and 5 MB, the route's body limit). */
 export const MAX_IMPORT_ROWS = 10_000;
+/** PRODUCT part 12: an import is at most 5 MB, whichever way it arrives (API, dashboard, CLI). */
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 /** Rows written between two turns of the event loop, and invoice numbers looked up per query. */
 const CHUNK = 500;
 
@@ -108,6 +110,9 @@ export class BulkService {
   }
 
   async importDues(business: BusinessRow, source: ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
+    if ('csv' in source && Buffer.byteLength(source.csv) > MAX_IMPORT_BYTES) {
+      throw errors.invalid('csv', `an import is at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+    }
     const rows = 'csv' in source ? csvRows(source.csv) : jsonRows(source.rows);
     const failures: RowError[] = [];
     for (const [i, row] of rows.entries()) checkRow(this.deps.transactions, business, row, i + 1, failures);

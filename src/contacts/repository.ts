@@ -89,7 +89,23 @@ export interface ContactFilter {
   phoneRevPrefix?: string | undefined;
   /** every word must match a name word within one typo (contacts/fuzzy.ts) */
   fuzzyName?: FuzzyWord[] | undefined;
+  /** only contacts whose kept balance is above 0 */
+  hasBalance?: boolean | undefined;
 }
+
+export const CONTACT_SORTS = ['created_desc', 'balance_desc', 'name', 'oldest_due'] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
+
+/** Each sort's order: its key column, its direction; ties broken by id in the same direction. */
+const SORT_KEYS: Record<
+  ContactSort,
+  { column: 'created_at' | 'balance_paise' | 'name_key' | 'oldest_open_due'; dir: 'asc' | 'desc' }
+> = {
+  created_desc: { column: 'created_at', dir: 'desc' },
+  balance_desc: { column: 'balance_paise', dir: 'desc' },
+  name: { column: 'name_key', dir: 'asc' },
+  oldest_due: { column: 'oldest_open_due', dir: 'asc' },
+};
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -169,6 +185,7 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
   if (filter.search !== undefined) {
     q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
   }
+  if (filter.hasBalance === true) q = q.where('contacts.balance_paise', '>', 0);
   if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
   if (filter.phoneRevPrefix !== undefined) {
     q = q.where('phone_rev', '>=', filter.phoneRevPrefix);
@@ -182,6 +199,10 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
 export interface ContactPosition {
   created_at: string;
   id: string;
+  /** the other sorts' keys (findContactPosition reads them all) */
+  balance_paise?: number;
+  name_key?: string;
+  oldest_open_due?: string;
 }
 
 export function findContactPosition(
@@ -191,7 +212,7 @@ export function findContactPosition(
 ): Promise<ContactPosition | undefined> {
   return db
     .selectFrom('contacts')
-    .select([exactTime(db, 'created_at').as('created_at'), 'id'])
+    .select([exactTime(db, 'created_at').as('created_at'), 'id', 'balance_paise', 'name_key', 'oldest_open_due'])
     .where('business_id', '=', businessId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -205,20 +226,22 @@ export function listContacts(
   limit: number,
   offset: number,
   after?: ContactPosition,
+  sort: ContactSort = 'created_desc',
 ) {
+  const { column, dir } = SORT_KEYS[sort];
   return filtered(db, businessId, filter)
     .$if(after !== undefined, (q) =>
       q.where((eb) =>
         eb(
-          eb.refTuple('contacts.created_at', 'contacts.id'),
-          '<',
-          eb.tuple((after as ContactPosition).created_at, (after as ContactPosition).id),
+          eb.refTuple(`contacts.${column}`, 'contacts.id'),
+          dir === 'desc' ? '<' : '>',
+          eb.tuple((after as ContactPosition)[column] as never, (after as ContactPosition).id),
         ),
       ),
     )
     .selectAll('contacts')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy(`contacts.${column}`, dir)
+    .orderBy('contacts.id', dir)
     .limit(limit)
     .offset(offset)
     .execute();

@@ -124,8 +124,19 @@ export const ListContactsQuery = Type.Object(
     starting_after: Type.Optional({
       ...Uuid,
       description:
-        'id of the last contact of the previous page: the page of contacts that follow it, same filters (offset 0 or absent)',
+        'id of the last contact of the previous page: the page of contacts that follow it, same filters and sort (offset 0 or absent)',
     }),
+    sort: Type.Optional(
+      Type.String({
+        enum: ['created_desc', 'balance_desc', 'name', 'oldest_due'],
+        default: 'created_desc',
+        description:
+          'created_desc (newest first), balance_desc (largest balance first), name (A-Z), oldest_due (oldest open due first; contacts with nothing open last)',
+      }),
+    ),
+    has_balance: Type.Optional(
+      Type.String({ enum: ['true', 'false'], description: 'true: only contacts whose balance_paise is above 0' }),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },

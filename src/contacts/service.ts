@@ -128,6 +128,7 @@ export class ContactService {
         balance_paise: 0,
         account_token: randomToken(),
         language: null,
+        oldest_open_due: '9999-12-31',
         payment_reference: contactPaymentReference(),
       });
       return true;
@@ -286,6 +287,7 @@ export class ContactService {
       filter.since === undefined;
     // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
     // statement after the other: a business's list holds one read thread at a time (gate).
+    if (query.has_balance === 'true') filter.hasBalance = true;
     const found = await repo.listContacts(
       db,
       business.id,
@@ -293,8 +295,12 @@ export class ContactService {
       after === undefined ? limit : limit + 1,
       offset,
       after,
+      (query.sort ?? 'created_desc') as repo.ContactSort,
     );
-    const total = unfiltered ? await this.contactCount(business.id) : await repo.countContacts(db, business.id, filter);
+    const total =
+      unfiltered && filter.hasBalance !== true
+        ? await this.contactCount(business.id)
+        : await repo.countContacts(db, business.id, filter);
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     const standings = await this.standings(

@@ -5,7 +5,7 @@ import { toAppError } from '../http/error-handler.js';
 import { statusOf } from '../http/error-status.js';
 import type { App } from '../http/types.js';
 import { randomToken } from '../lib/ids.js';
-import { DashboardAuth, SESSION_TTL_MS } from './auth.js';
+import { DashboardAuth, type DashboardSession, SESSION_TTL_MS } from './auth.js';
 import { parseForm } from './forms.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, seeOther, sendPage } from './http.js';
 import { loginTranslator, renderLogin, renderMessage } from './pages/login.js';
@@ -146,14 +146,19 @@ export async function dashboardRoutes(app: App) {
   });
 
   await app.register(async (signedIn) => {
-    signedIn.addHook('preHandler', async (request, reply) => {
+    // Before the body is read: a request without a session is sent to sign in, its body (up to the
+    // import's size) never parsed. The CSRF token is in the body, so it is checked once parsed.
+    signedIn.addHook('onRequest', async (request, reply) => {
       const session = await auth.session(request.cookies[SESSION_COOKIE]);
       if (!session) return seeOther(reply, '/dashboard/login');
+      request.dashboardSession = session;
+    });
+    signedIn.addHook('preHandler', async (request, reply) => {
+      const session = request.dashboardSession as DashboardSession;
       if (request.method === 'POST' && !auth.checkCsrf(session, (request.body as Form | undefined)?._csrf)) {
         const l = lang(request);
         return sendPage(reply, 403, renderMessage(l, l.t('error.title'), l.t('error.csrf')));
       }
-      request.dashboardSession = session;
     });
 
     signedIn.post('/logout', { schema: { hide: true } }, async (request, reply) => {

@@ -111,6 +111,8 @@ export interface ContactTable {
   account_token: Generated<string | null>;
   /** the buyer's language for the account page; null: the business's */
   language: Generated<string | null>;
+  /** kept: the due date of the oldest open due, '9999-12-31' when none (migration 2026-11-27T02-10) */
+  oldest_open_due: Generated<string>;
   /** `R` + 7 characters, in the account's UPI note: names the account in a bank narration */
   payment_reference: Generated<string | null>;
 }
@@ -481,7 +483,52 @@ export interface DashboardSessionTable {
   expires_at: string;
 }
 
+/** One uploaded bank statement. */
+export interface BankStatementTable {
+  id: string;
+  business_id: string;
+  lines: number;
+  credits: number;
+  duplicates: number;
+  created_at: string;
+}
+
+/** One credit line of a bank statement, recorded once per business (by its fingerprint). */
+export interface BankCreditTable {
+  id: string;
+  business_id: string;
+  statement_id: string;
+  fingerprint: string;
+  date: string;
+  amount_paise: number;
+  reference: string | null;
+  narration: string;
+  balance_paise: number | null;
+  /** matched, suggested, unmatched or ignored */
+  status: string;
+  /** claim, reference, invoice_number, payer or owner */
+  matched_by: string | null;
+  transaction_id: string | null;
+  contact_id: string | null;
+  receipt_id: string | null;
+  /** JSON [{transaction_id, contact_id, reason}] */
+  suggestions: string;
+  created_at: string;
+  decided_at: string | null;
+}
+
+/** A payer (UPI id or account name) seen paying for a contact. */
+export interface BankPayerTable {
+  business_id: string;
+  payer: string;
+  contact_id: string;
+  updated_at: string;
+}
+
 export interface Database {
+  bank_statements: BankStatementTable;
+  bank_credits: BankCreditTable;
+  bank_payers: BankPayerTable;
   businesses: BusinessTable;
   api_keys: ApiKeyTable;
   business_totals: BusinessTotalsTable;

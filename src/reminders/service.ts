@@ -11,6 +11,7 @@ import { type SendPace, unpaced } from '../messaging/pace.js';
 import { insertMessage, isUnreachable } from '../messaging/repository.js';
 import { recordEvent } from '../outbox/events.js';
 import { AUTOMATIC_HOUR } from '../reminder-schedule/schedule.js';
+import { liveDue } from '../transactions/live-due.js';
 import { findTransaction, type TransactionView } from '../transactions/repository.js';
 import {
   CANCELLING_REASONS,
@@ -79,8 +80,7 @@ export class ReminderService {
     const now = clock.now();
     const leaseId = randomToken();
     const decided = await db.transaction().execute(async (trx) => {
-      const due = await findTransaction(trx, business.id, transactionId);
-      if (!due) throw errors.notFound('transaction');
+      const due = liveDue(await findTransaction(trx, business.id, transactionId));
       if (due.status === 'paid') throw errors.conflict('transaction is already paid; nothing to remind');
       const template = input.template ?? chooseTemplate(due.due_date, localDate(business.timezone, now));
       const { gate, phone } = await this.gate(trx, business, due);

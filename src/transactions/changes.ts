@@ -9,6 +9,7 @@ import { recordEvent } from '../outbox/events.js';
 import { cancelScheduled, rescheduleSequence } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf, type Recurrence, storedOpenStatus, storeRecurrence } from './domain.js';
+import { liveDue, openDue } from './live-due.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
 import * as repo from './repository.js';
 import type { PatchTransactionInput } from './schema.js';
@@ -35,10 +36,7 @@ export async function patchDue(
   input: PatchTransactionInput,
   now: Date,
 ): Promise<repo.TransactionView> {
-  const current = await repo.lockTransaction(trx, business.id, id);
-  if (!current) throw errors.notFound('transaction');
-  if (current.deleted_at !== null) throw errors.conflict('transaction is deleted');
-  if (current.status === 'paid') throw errors.conflict('transaction is already paid');
+  const current = openDue(await repo.lockTransaction(trx, business.id, id));
   const today = localDate(business.timezone, now);
 
   const change: Partial<repo.StoredTransaction> = {};
@@ -148,8 +146,7 @@ export async function patchDue(
  * cancelled, its series ends here, and transaction.deleted carries the due as it was.
  */
 export async function removeDue(trx: Executor, business: BusinessRow, id: string, now: Date): Promise<void> {
-  const current = await repo.lockTransaction(trx, business.id, id);
-  if (!current || current.deleted_at !== null) throw errors.notFound('transaction');
+  const current = liveDue(await repo.lockTransaction(trx, business.id, id));
   if (current.status === 'paid' || Number(current.amount_paid_paise) > 0 || Number(current.amount_adjusted_paise) > 0) {
     throw errors.conflict('a due with payments or adjustments cannot be deleted');
   }

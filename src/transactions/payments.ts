@@ -9,6 +9,7 @@ import { recordEvent } from '../outbox/events.js';
 import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { balanceOf } from './domain.js';
+import { openDue } from './live-due.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
 import { insertReceipt } from './receipt-repository.js';
 import * as repo from './repository.js';
@@ -29,8 +30,8 @@ export interface RecordedPayment {
   transaction: repo.TransactionView;
 }
 
-/** Sources where the buyer paid (pay page claim, gateway): SPEC part 6's payment.received. */
-const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway'];
+/** Sources where the buyer paid (pay page claim, gateway, a bank credit): SPEC part 6's payment.received. */
+const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
 
 /**
  * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11): a receipt of
@@ -45,10 +46,7 @@ export async function recordPaymentIn(
   input: PaymentInput,
   now: Date,
 ): Promise<RecordedPayment> {
-  const current = await repo.lockTransaction(trx, business.id, transactionId);
-  if (!current) throw errors.notFound('transaction');
-  if (current.deleted_at !== null) throw errors.conflict('transaction is deleted');
-  if (current.status === 'paid') throw errors.conflict('transaction is already paid');
+  const current = openDue(await repo.lockTransaction(trx, business.id, transactionId));
   const balance = balanceOf(current);
   if (input.amountPaise > balance) {
     throw errors.invalid('amount_paise', `amount_paise must not exceed the balance of ${balance}`);

@@ -5,7 +5,7 @@ export const PAYMENT_METHODS = ['upi', 'cash', 'bank_transfer', 'card', 'other']
 /** Upper bound on a single due, so that totals stay exact in a 64-bit double (2^53). */
 export const MAX_AMOUNT_PAISE = 1_000_000_000_000;
 
-export const PAYMENT_SOURCES = ['api', 'claim', 'gateway', 'import', 'chat', 'dashboard'] as const;
+export const PAYMENT_SOURCES = ['api', 'claim', 'gateway', 'import', 'chat', 'dashboard', 'bank'] as const;
 /** A payment's source: where its receipt came from, or `credit` when it was settled from the contact's credit. */
 export const PAYMENT_ROW_SOURCES = [...PAYMENT_SOURCES, 'credit'] as const;
 

@@ -15,6 +15,7 @@ import * as aggregates from '../totals/aggregates.js';
 import { type ReceiptInput, recordReceiptIn, useCreditIn } from './account.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
+import { openDue } from './live-due.js';
 import {
   DeferredTotals,
   insertDueForContact,
@@ -528,10 +529,7 @@ export class TransactionService {
     source: PaymentSource = 'api',
   ): Promise<repo.TransactionView> {
     return this.deps.db.transaction().execute(async (trx) => {
-      const current = await repo.lockTransaction(trx, business.id, id);
-      if (!current) throw errors.notFound('transaction');
-      if (current.deleted_at !== null) throw errors.conflict('transaction is deleted');
-      if (current.status === 'paid') throw errors.conflict('transaction is already paid');
+      const current = openDue(await repo.lockTransaction(trx, business.id, id));
       const paid = await recordPaymentIn(
         trx,
         business,

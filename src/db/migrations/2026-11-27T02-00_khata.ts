@@ -259,11 +259,12 @@ async function backfillAccountTokens(db: Kysely<unknown>) {
       db,
     );
     if (page.rows.length === 0) return;
-    for (const row of page.rows) {
-      await sql`update contacts set account_token = ${randomBytes(18).toString('base64url')} where id = ${row.id}`.execute(
-        db,
-      );
-    }
+    // One statement per page (a statement per contact was slow on PostgreSQL, whose row triggers
+    // on contacts each queue a deferred event).
+    const values = sql.join(page.rows.map((row) => sql`(${String(row.id)}, ${randomBytes(18).toString('base64url')})`));
+    await sql`with v(id, token) as (values ${values})
+      update contacts set account_token = (select v.token from v where v.id = cast(contacts.id as text))
+      where cast(id as text) in (select v.id from v)`.execute(db);
   }
 }
 

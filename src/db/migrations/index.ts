@@ -23,11 +23,13 @@ import * as stalePaymentLinks from './2026-11-25T05-00_stale-payment-links.js';
 import * as leanCreateChecks from './2026-11-25T12-00_lean-create-checks.js';
 import * as contactsUpdatedAtIndex from './2026-11-27T01-00_contacts-updated-at-index.js';
 import * as khata from './2026-11-27T02-00_khata.js';
+import * as contactOldestDue from './2026-11-27T02-10_contact-oldest-due.js';
 import * as eventListIndexes from './2026-11-27T03-00_event-list-indexes.js';
 import * as webhookSecretRotation from './2026-11-27T03-10_webhook-secret-rotation.js';
 import * as webhookDisabledNotice from './2026-11-27T03-20_webhook-disabled-notice.js';
 import * as chatMessages from './2026-11-27T05-00_chat-messages.js';
 import * as paymentReferences from './2026-11-27T08-00_payment-references.js';
+import * as bankCredits from './2026-11-27T08-10_bank-credits.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -64,4 +66,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T03-20_webhook-disabled-notice': webhookDisabledNotice,
   '2026-11-27T02-00_khata': khata,
   '2026-11-27T08-00_payment-references': paymentReferences,
+  '2026-11-27T02-10_contact-oldest-due': contactOldestDue,
+  '2026-11-27T08-10_bank-credits': bankCredits,
 };

@@ -1,0 +1,291 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import * as claims from '../claims/repository.js';
+import type { BankCreditTable, Executor } from '../db/schema.js';
+import { recordReceiptIn } from '../transactions/account.js';
+import { balanceOf } from '../transactions/domain.js';
+import { recordPaymentIn } from '../transactions/payments.js';
+import { lockContact } from '../transactions/receipt-repository.js';
+import * as dues from '../transactions/repository.js';
+import {
+  claimReferenceCandidates,
+  claimReferenceFits,
+  hasWholeWord,
+  invoiceNumberCandidates,
+  nameCandidates,
+  payersIn,
+  paymentMethodOf,
+  paymentReferencesIn,
+  utrIn,
+} from './narration.js';
+import type { StatementCredit } from './parse.js';
+import * as repo from './repository.js';
+
+/**
+ * Matching new bank credits to what they pay, inside the upload's database transaction. Every
+ * value a rule looks for (claim references, payment references, invoice numbers, payers, names) is
+ * read for the whole statement at once with IN lookups by index; what is found is then checked
+ * again on the locked rows as each credit is applied, in file order, so a due two credits name is
+ * never paid beyond its balance (the rest of a receipt goes to other dues, then to credit).
+ */
+
+export type MatchedBy = 'claim' | 'reference' | 'invoice_number' | 'payer' | 'owner';
+
+export interface Suggestion {
+  transaction_id: string | null;
+  contact_id: string | null;
+  reason: 'amount' | 'name' | 'contact_balance';
+}
+
+export interface Outcome {
+  status: 'matched' | 'suggested' | 'unmatched';
+  matchedBy: MatchedBy | null;
+  transactionId: string | null;
+  contactId: string | null;
+  receiptId: string | null;
+  suggestions: Suggestion[];
+}
+
+export type NewCredit = StatementCredit & { id: string };
+
+const MAX_SUGGESTIONS = 3;
+
+/** What the statement's narrations name, read by index once for the whole statement. */
+interface Found {
+  /** pending claims by their reference, upper-cased */
+  claims: Map<string, Awaited<ReturnType<typeof repo.pendingClaimsByReference>>>;
+  dueRefs: Map<string, { id: string; contact_id: string }>;
+  contactRefs: Map<string, string>;
+  /** open dues by invoice number, upper-cased */
+  invoices: Map<string, Awaited<ReturnType<typeof repo.openDuesByInvoiceNumber>>>;
+  payers: Map<string, string>;
+  names: Map<string, string>;
+}
+
+async function lookUp(trx: Executor, businessId: string, credits: readonly NewCredit[]): Promise<Found> {
+  const refs = credits.flatMap((c) => paymentReferencesIn(c.narration));
+  const [claimRows, dueRows, contactRows, invoices, payerRows, nameRows] = [
+    await repo.pendingClaimsByReference(trx, businessId, credits.flatMap(claimReferenceCandidates)),
+    await repo.duesByPaymentReference(trx, businessId, refs),
+    await repo.contactsByPaymentReference(trx, businessId, refs),
+    await repo.openDuesByInvoiceNumber(
+      trx,
+      businessId,
+      credits.flatMap((c) => invoiceNumberCandidates(c.narration)),
+    ),
+    await repo.payersByKey(
+      trx,
+      businessId,
+      credits.flatMap((c) => payersIn(c.narration)),
+    ),
+    await repo.contactsByNameKey(
+      trx,
+      businessId,
+      credits.flatMap((c) => nameCandidates(c.narration)),
+    ),
+  ];
+  return {
+    claims: groupBy(claimRows, (r) => (r.reference ?? '').trim().toUpperCase()),
+    dueRefs: new Map(dueRows.map((r) => [r.payment_reference as string, r])),
+    contactRefs: new Map(contactRows.map((r) => [r.payment_reference as string, r.id])),
+    invoices: groupBy(invoices, (r) => (r.invoice_number ?? '').toUpperCase()),
+    payers: new Map(payerRows.map((r) => [r.payer, r.contact_id])),
+    names: new Map(nameRows.map((r) => [r.name_key, r.id])),
+  };
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = map.get(k) ?? [];
+    list.push(row);
+    map.set(k, list);
+  }
+  return map;
+}
+
+/** The rows of `map` under the credit's candidate keys, each once, in candidate order. */
+function under<T>(map: Map<string, T[]>, keys: readonly string[]): T[] {
+  const out = new Set<T>();
+  for (const k of keys) for (const row of map.get(k.toUpperCase()) ?? []) out.add(row);
+  return [...out];
+}
+
+const unmatched = (): Outcome => ({
+  status: 'unmatched',
+  matchedBy: null,
+  transactionId: null,
+  contactId: null,
+  receiptId: null,
+  suggestions: [],
+});
+
+/** The receipt a matched credit records: source bank, the credit's reference or the narration's UTR. */
+function receiptInput(credit: StatementCredit) {
+  return {
+    amountPaise: credit.amountPaise,
+    utr: credit.reference ?? utrIn(credit.narration),
+    paymentMethod: paymentMethodOf(credit.narration),
+    source: 'bank' as const,
+    receivedOn: credit.date,
+  };
+}
+
+/**
+ * A receipt of the credit allocated to `transactionId` first (as far as its balance goes), the rest
+ * to the contact's other open dues oldest first, then credit. `onlyWithin`: apply only when the
+ * amount is within the due's balance (rule 3), else return undefined and apply nothing.
+ */
+export async function payDue(
+  trx: Executor,
+  business: BusinessRow,
+  credit: StatementCredit,
+  due: { id: string; contact_id: string },
+  now: Date,
+  onlyWithin = false,
+) {
+  // The contact, then the due: recordReceiptIn's lock order.
+  await lockContact(trx, business.id, due.contact_id);
+  const locked = await dues.lockTransaction(trx, business.id, due.id);
+  const open = locked !== undefined && locked.open === 1 && locked.deleted_at === null;
+  const balance = open ? balanceOf(locked) : 0;
+  if (onlyWithin && (!open || credit.amountPaise > balance)) return undefined;
+  const first = Math.min(credit.amountPaise, balance);
+  const recorded = await recordReceiptIn(
+    trx,
+    business,
+    due.contact_id,
+    { ...receiptInput(credit), allocations: first > 0 ? [{ transactionId: due.id, amountPaise: first }] : [] },
+    now,
+  );
+  return { transactionId: due.id, contactId: due.contact_id, receiptId: recorded.receipt.id };
+}
+
+export async function payContact(
+  trx: Executor,
+  business: BusinessRow,
+  credit: StatementCredit,
+  contactId: string,
+  now: Date,
+) {
+  const recorded = await recordReceiptIn(trx, business, contactId, receiptInput(credit), now);
+  return { transactionId: null, contactId, receiptId: recorded.receipt.id };
+}
+
+/** Rule 1: a pending claim named by the credit, its amount within the due's balance: confirmed as the business would. */
+async function confirmClaim(
+  trx: Executor,
+  business: BusinessRow,
+  credit: StatementCredit,
+  found: Found,
+  now: Date,
+): Promise<{ transactionId: string; contactId: string; receiptId: string } | undefined> {
+  for (const claim of under(found.claims, claimReferenceCandidates(credit))) {
+    if (claim.reference === null || !claimReferenceFits(credit, claim.reference)) continue;
+    const due = await dues.lockTransaction(trx, business.id, claim.transaction_id);
+    if (!due || due.open !== 1 || due.deleted_at !== null || credit.amountPaise > balanceOf(due)) continue;
+    const decided = await claims.decideClaim(trx, claim.id, 'confirmed', now.toISOString());
+    if (!decided) continue;
+    const recorded = await recordPaymentIn(
+      trx,
+      business,
+      due.id,
+      { amountPaise: credit.amountPaise, utr: claim.reference, paymentMethod: 'upi', source: 'claim' },
+      now,
+    );
+    return { transactionId: due.id, contactId: due.contact_id, receiptId: recorded.payment.receipt_id as string };
+  }
+  return undefined;
+}
+
+async function suggest(trx: Executor, businessId: string, credit: StatementCredit, found: Found) {
+  const out: Suggestion[] = [];
+  const add = (s: Suggestion) => {
+    if (out.length >= MAX_SUGGESTIONS) return;
+    if (out.some((o) => o.transaction_id === s.transaction_id && o.contact_id === s.contact_id)) return;
+    out.push(s);
+  };
+  for (const d of await repo.openDuesWithBalance(trx, businessId, credit.amountPaise, MAX_SUGGESTIONS)) {
+    add({ transaction_id: d.id, contact_id: d.contact_id, reason: 'amount' });
+  }
+  for (const key of nameCandidates(credit.narration)) {
+    const id = found.names.get(key);
+    if (id !== undefined) add({ transaction_id: null, contact_id: id, reason: 'name' });
+  }
+  if (out.length < MAX_SUGGESTIONS) {
+    for (const c of await repo.contactsWithBalance(trx, businessId, credit.amountPaise, MAX_SUGGESTIONS)) {
+      add({ transaction_id: null, contact_id: c.id, reason: 'contact_balance' });
+    }
+  }
+  return out;
+}
+
+/** Applies rules 1-5 to each new credit in order; returns each credit's outcome (by id). */
+export async function matchCredits(
+  trx: Executor,
+  business: BusinessRow,
+  credits: readonly NewCredit[],
+  now: Date,
+): Promise<Map<string, Outcome>> {
+  const outcomes = new Map<string, Outcome>();
+  if (credits.length === 0) return outcomes;
+  const found = await lookUp(trx, business.id, credits);
+  const at = now.toISOString();
+  for (const credit of credits) {
+    let matchedBy: MatchedBy | null = null;
+    let applied: { transactionId: string | null; contactId: string; receiptId: string } | undefined;
+    applied = await confirmClaim(trx, business, credit, found, now);
+    if (applied) matchedBy = 'claim';
+    if (!applied) {
+      for (const ref of paymentReferencesIn(credit.narration)) {
+        const due = found.dueRefs.get(ref);
+        const contactId = found.contactRefs.get(ref);
+        if (due) applied = await payDue(trx, business, credit, due, now);
+        else if (contactId !== undefined) applied = await payContact(trx, business, credit, contactId, now);
+        if (applied) {
+          matchedBy = 'reference';
+          break;
+        }
+      }
+    }
+    if (!applied) {
+      for (const due of under(found.invoices, invoiceNumberCandidates(credit.narration))) {
+        if (due.invoice_number === null || !hasWholeWord(credit.narration, due.invoice_number)) continue;
+        applied = await payDue(trx, business, credit, due, now, true);
+        if (applied) {
+          matchedBy = 'invoice_number';
+          break;
+        }
+      }
+    }
+    const payers = payersIn(credit.narration);
+    if (applied) {
+      await repo.rememberPayers(trx, business.id, payers, applied.contactId, at);
+      for (const p of payers) found.payers.set(p, applied.contactId);
+    } else {
+      const contactId = payers.map((p) => found.payers.get(p)).find((id) => id !== undefined);
+      if (contactId !== undefined) {
+        applied = await payContact(trx, business, credit, contactId, now);
+        matchedBy = 'payer';
+      }
+    }
+    if (applied) {
+      outcomes.set(credit.id, {
+        status: 'matched',
+        matchedBy,
+        transactionId: applied.transactionId,
+        contactId: applied.contactId,
+        receiptId: applied.receiptId,
+        suggestions: [],
+      });
+      continue;
+    }
+    const suggestions = await suggest(trx, business.id, credit, found);
+    outcomes.set(credit.id, {
+      ...unmatched(),
+      status: suggestions.length > 0 ? 'suggested' : 'unmatched',
+      suggestions,
+    });
+  }
+  return outcomes;
+}

@@ -1,0 +1,188 @@
+import { sql } from 'kysely';
+import { isPostgres } from '../db/precompiled.js';
+import type { BankCreditTable, BankStatementTable, Executor } from '../db/schema.js';
+
+/** Lookups by value are sent in slices of this many values (bound parameters stay well under the stores' limits). */
+const IN_SLICE = 500;
+
+async function inSlices<T>(values: readonly string[], read: (slice: string[]) => Promise<T[]>): Promise<T[]> {
+  const unique = [...new Set(values)];
+  const rows: T[] = [];
+  for (let i = 0; i < unique.length; i += IN_SLICE) rows.push(...(await read(unique.slice(i, i + IN_SLICE))));
+  return rows;
+}
+
+export function insertStatement(db: Executor, row: BankStatementTable) {
+  return db.insertInto('bank_statements').values(row).execute();
+}
+
+/**
+ * Inserts the credits not seen before and returns those inserted: a line whose fingerprint the
+ * business has (from an earlier upload, or one committing now: the unique index waits for it) is
+ * left out.
+ */
+export async function insertNewCredits(db: Executor, rows: readonly BankCreditTable[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += 200) {
+    const done = await db
+      .insertInto('bank_credits')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) => oc.columns(['business_id', 'fingerprint']).doNothing())
+      .returning('id')
+      .execute();
+    for (const r of done) inserted.add(r.id);
+  }
+  return inserted;
+}
+
+export function updateCredit(
+  db: Executor,
+  id: string,
+  patch: Partial<
+    Pick<
+      BankCreditTable,
+      'status' | 'matched_by' | 'transaction_id' | 'contact_id' | 'receipt_id' | 'suggestions' | 'decided_at'
+    >
+  >,
+) {
+  return db.updateTable('bank_credits').set(patch).where('id', '=', id).execute();
+}
+
+/** One credit of the business, locked on PostgreSQL so that two decisions on it queue. */
+export function lockCredit(db: Executor, businessId: string, id: string) {
+  return db
+    .selectFrom('bank_credits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .$if(isPostgres(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export function listCredits(
+  db: Executor,
+  businessId: string,
+  status: string | undefined,
+  limit: number,
+  offset: number,
+) {
+  return db
+    .selectFrom('bank_credits')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .$if(status !== undefined, (q) => q.where('status', '=', status as string))
+    .orderBy('date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export function pendingClaimsByReference(db: Executor, businessId: string, references: readonly string[]) {
+  return inSlices(references, (slice) =>
+    db
+      .selectFrom('payment_claims')
+      .select(['id', 'transaction_id', 'reference', 'created_at'])
+      .where('business_id', '=', businessId)
+      .where('status', '=', 'pending')
+      .where('reference', 'in', slice)
+      .orderBy('created_at')
+      .execute(),
+  );
+}
+
+export function duesByPaymentReference(db: Executor, businessId: string, references: readonly string[]) {
+  return inSlices(references, (slice) =>
+    db
+      .selectFrom('transactions')
+      .select(['id', 'contact_id', 'payment_reference'])
+      .where('business_id', '=', businessId)
+      .where('payment_reference', 'in', slice)
+      .execute(),
+  );
+}
+
+export function contactsByPaymentReference(db: Executor, businessId: string, references: readonly string[]) {
+  return inSlices(references, (slice) =>
+    db
+      .selectFrom('contacts')
+      .select(['id', 'payment_reference'])
+      .where('business_id', '=', businessId)
+      .where('payment_reference', 'in', slice)
+      .execute(),
+  );
+}
+
+/** Open dues by invoice number (the index on business_id, invoice_number). */
+export function openDuesByInvoiceNumber(db: Executor, businessId: string, numbers: readonly string[]) {
+  return inSlices(numbers, (slice) =>
+    db
+      .selectFrom('transactions')
+      .select(['id', 'contact_id', 'invoice_number', 'due_date', 'created_at'])
+      .where('business_id', '=', businessId)
+      .where('invoice_number', 'in', slice)
+      .where('open', '=', 1)
+      .execute(),
+  );
+}
+
+export function payersByKey(db: Executor, businessId: string, payers: readonly string[]) {
+  return inSlices(payers, (slice) =>
+    db
+      .selectFrom('bank_payers')
+      .select(['payer', 'contact_id'])
+      .where('business_id', '=', businessId)
+      .where('payer', 'in', slice)
+      .execute(),
+  );
+}
+
+/** Remembers who paid for a contact (the latest contact wins). */
+export async function rememberPayers(
+  db: Executor,
+  businessId: string,
+  payers: readonly string[],
+  contactId: string,
+  at: string,
+) {
+  if (payers.length === 0) return;
+  await db
+    .insertInto('bank_payers')
+    .values(payers.map((payer) => ({ business_id: businessId, payer, contact_id: contactId, updated_at: at })))
+    .onConflict((oc) => oc.columns(['business_id', 'payer']).doUpdateSet({ contact_id: contactId, updated_at: at }))
+    .execute();
+}
+
+export function contactsByNameKey(db: Executor, businessId: string, keys: readonly string[]) {
+  return inSlices(keys, (slice) =>
+    db
+      .selectFrom('contacts')
+      .select(['id', 'name_key'])
+      .where('business_id', '=', businessId)
+      .where('name_key', 'in', slice)
+      .execute(),
+  );
+}
+
+/** Up to `limit` open dues whose balance is `paise` (the partial index on the balance). */
+export function openDuesWithBalance(db: Executor, businessId: string, paise: number, limit: number) {
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'contact_id'])
+    .where('business_id', '=', businessId)
+    .where(sql`(amount_paise - amount_paid_paise - amount_adjusted_paise)`, '=', paise)
+    .where('open', '=', 1)
+    .orderBy('due_date')
+    .limit(limit)
+    .execute();
+}
+
+export function contactsWithBalance(db: Executor, businessId: string, paise: number, limit: number) {
+  return db
+    .selectFrom('contacts')
+    .select(['id'])
+    .where('business_id', '=', businessId)
+    .where('balance_paise', '=', paise)
+    .limit(limit)
+    .execute();
+}

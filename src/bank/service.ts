@@ -1,0 +1,181 @@
+import type { BusinessRow } from '../businesses/repository.js';
+import type { BankCreditTable, Db } from '../db/schema.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { uuidv7 } from '../lib/ids.js';
+import { lockContact } from '../transactions/receipt-repository.js';
+import * as dues from '../transactions/repository.js';
+import { matchCredits, type NewCredit, payContact, payDue, type Suggestion } from './match.js';
+import { fingerprint, payersIn } from './narration.js';
+import { parseStatement, type StatementCredit, StatementError } from './parse.js';
+import * as repo from './repository.js';
+
+export interface StatementResult {
+  statement_id: string;
+  lines: number;
+  credits: number;
+  duplicates: number;
+  matched: number;
+  suggested: number;
+  unmatched: number;
+}
+
+export type BankCreditStatus = 'matched' | 'suggested' | 'unmatched' | 'ignored';
+
+/** A credit row with its suggestions read back. */
+export type BankCreditView = Omit<BankCreditTable, 'suggestions'> & { suggestions: Suggestion[] };
+
+const view = (row: BankCreditTable): BankCreditView => ({
+  ...row,
+  suggestions: JSON.parse(row.suggestions) as Suggestion[],
+});
+
+const asCredit = (row: BankCreditTable): StatementCredit => ({
+  line: 0,
+  date: row.date,
+  amountPaise: Number(row.amount_paise),
+  reference: row.reference,
+  narration: row.narration,
+  balancePaise: row.balance_paise === null ? null : Number(row.balance_paise),
+});
+
+/**
+ * Bank statements (uploads) and their credits: each upload in ONE database transaction, so a
+ * statement is recorded whole or not at all, with every receipt, total and event it caused.
+ */
+export class BankService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  async upload(business: BusinessRow, text: string): Promise<StatementResult> {
+    let parsed: ReturnType<typeof parseStatement>;
+    try {
+      parsed = parseStatement(text);
+    } catch (error) {
+      if (error instanceof StatementError) throw errors.invalid('csv', error.message);
+      throw error;
+    }
+    const now = this.deps.clock.now();
+    const at = now.toISOString();
+    const statementId = uuidv7(now.getTime());
+    const rows = parsed.credits.map((c): BankCreditTable & { credit: StatementCredit } => ({
+      credit: c,
+      id: uuidv7(now.getTime()),
+      business_id: business.id,
+      statement_id: statementId,
+      fingerprint: fingerprint(c),
+      date: c.date,
+      amount_paise: c.amountPaise,
+      reference: c.reference,
+      narration: c.narration,
+      balance_paise: c.balancePaise,
+      status: 'unmatched',
+      matched_by: null,
+      transaction_id: null,
+      contact_id: null,
+      receipt_id: null,
+      suggestions: '[]',
+      created_at: at,
+      decided_at: null,
+    }));
+    return this.deps.db.transaction().execute(async (trx) => {
+      const inserted = await repo.insertNewCredits(
+        trx,
+        rows.map(({ credit: _c, ...row }) => row),
+      );
+      const fresh: NewCredit[] = rows.filter((r) => inserted.has(r.id)).map((r) => ({ ...r.credit, id: r.id }));
+      const outcomes = await matchCredits(trx, business, fresh, now);
+      const counts = { matched: 0, suggested: 0, unmatched: 0 };
+      for (const [id, o] of outcomes) {
+        counts[o.status]++;
+        if (o.status === 'unmatched') continue;
+        await repo.updateCredit(trx, id, {
+          status: o.status,
+          matched_by: o.matchedBy,
+          transaction_id: o.transactionId,
+          contact_id: o.contactId,
+          receipt_id: o.receiptId,
+          suggestions: JSON.stringify(o.suggestions),
+          decided_at: o.status === 'matched' ? at : null,
+        });
+      }
+      const result: StatementResult = {
+        statement_id: statementId,
+        lines: parsed.lines,
+        credits: fresh.length,
+        duplicates: rows.length - fresh.length,
+        ...counts,
+      };
+      await repo.insertStatement(trx, {
+        id: statementId,
+        business_id: business.id,
+        lines: result.lines,
+        credits: result.credits,
+        duplicates: result.duplicates,
+        created_at: at,
+      });
+      return result;
+    });
+  }
+
+  async list(business: BusinessRow, query: { status?: BankCreditStatus; limit?: number; offset?: number }) {
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    const rows = await repo.listCredits(this.deps.db, business.id, query.status, limit + 1, offset);
+    return { items: rows.slice(0, limit).map(view), limit, offset, hasMore: rows.length > limit };
+  }
+
+  /** The owner applies a credit to a due or a contact; the payer is remembered for the next statement. */
+  apply(
+    business: BusinessRow,
+    id: string,
+    target: { transactionId?: string | undefined; contactId?: string | undefined },
+  ): Promise<BankCreditView> {
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await this.undecided(trx, business, id);
+      const credit = asCredit(row);
+      let applied: { transactionId: string | null; contactId: string; receiptId: string } | undefined;
+      if (target.transactionId !== undefined) {
+        const due = await dues.findTransaction(trx, business.id, target.transactionId);
+        if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
+        applied = (await payDue(trx, business, credit, due, now)) as NonNullable<typeof applied>;
+      } else {
+        const contact = await lockContact(trx, business.id, target.contactId as string);
+        if (!contact) throw errors.notFound('contact');
+        applied = await payContact(trx, business, credit, contact.id, now);
+      }
+      const at = now.toISOString();
+      const done = applied as NonNullable<typeof applied>;
+      await repo.rememberPayers(trx, business.id, payersIn(credit.narration), done.contactId, at);
+      const patch = {
+        status: 'matched',
+        matched_by: 'owner',
+        transaction_id: done.transactionId,
+        contact_id: done.contactId,
+        receipt_id: done.receiptId as string | null,
+        decided_at: at as string | null,
+      };
+      await repo.updateCredit(trx, id, patch);
+      return view({ ...row, ...patch });
+    });
+  }
+
+  ignore(business: BusinessRow, id: string): Promise<BankCreditView> {
+    const at = this.deps.clock.now().toISOString();
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await this.undecided(trx, business, id);
+      await repo.updateCredit(trx, id, { status: 'ignored', decided_at: at });
+      return view({ ...row, status: 'ignored', decided_at: at });
+    });
+  }
+
+  /** The credit, locked; an unknown or another business's: 404; matched or ignored already: 409. */
+  private async undecided(trx: Parameters<typeof repo.lockCredit>[0], business: BusinessRow, id: string) {
+    const row = await repo.lockCredit(trx, business.id, id);
+    if (!row) throw errors.notFound('bank credit');
+    if (row.status === 'matched' || row.status === 'ignored') {
+      throw errors.conflict(`bank credit is already ${row.status}`);
+    }
+    return row;
+  }
+}

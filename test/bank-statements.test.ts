@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { contactOf, eventsOf, newDue } from './helpers/dues.js';
+import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+
+// 2026-11-21 12:00 in Kolkata.
+const NOW = '2026-11-21T06:30:00.000Z';
+const MISSING = '00000000-0000-4000-8000-000000000000';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ now: NOW });
+});
+afterAll(() => h?.close());
+beforeEach(() => h.clock.set(NOW));
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/bank/${name}`, import.meta.url), 'utf8');
+
+function upload(biz: TestBusiness, csv: string) {
+  return biz.post('/v1/bank-statements', undefined, { payload: csv, headers: { 'content-type': 'text/csv' } });
+}
+
+/** A statement of credits: [narration, rupees, reference?] lines under an SBI-like header. */
+function statement(lines: [string, string, string?][], date = '20/11/2026') {
+  const rows = lines.map(([text, amount, ref]) => `${date},"${text}",${ref ?? ''},,"${amount}",`);
+  return `Statement of account\n\nDate,Narration,Ref No.,Withdrawal,Deposit,Balance\n${rows.join('\n')}\n`;
+}
+
+async function credits(biz: TestBusiness, query = '') {
+  const res = await biz.get(`/v1/bank-credits${query}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data as {
+    id: string;
+    status: string;
+    matched_by: string | null;
+    transaction_id: string | null;
+    contact_id: string | null;
+    receipt_id: string | null;
+    suggestions: { transaction_id: string | null; contact_id: string | null; reason: string }[];
+    narration: string;
+    amount_paise: number;
+  }[];
+}
+
+async function due(biz: TestBusiness, id: string) {
+  const res = await biz.get(`/v1/transactions/${id}`);
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+async function receipt(biz: TestBusiness, id: string) {
+  const res = await biz.get(`/v1/payments/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+}
+
+describe('POST /v1/bank-statements', () => {
+  it('reads an HDFC-like export, matches invoice numbers, suggests by name, and skips every line when uploaded again', async () => {
+    const biz = await h.newBusiness();
+    const ravi = await newDue(biz, { contact_name: 'Ravi Kumar', amount_paise: 1_234_500, invoice_number: 'INV-1001' });
+    const mehta = await newDue(biz, {
+      contact_name: 'Mehta Stores',
+      amount_paise: 20_000_000,
+      invoice_number: 'INV-1002',
+    });
+    await newDue(biz, { contact_name: 'Gupta and Sons', amount_paise: 700_000 });
+
+    const res = await upload(biz, fixture('hdfc.csv'));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toEqual({
+      statement_id: expect.any(String),
+      lines: 5,
+      credits: 4,
+      duplicates: 0,
+      matched: 2,
+      suggested: 1,
+      unmatched: 1,
+    });
+    expect(await due(biz, ravi.id)).toMatchObject({ status: 'paid', balance_paise: 0, utr: '0000630512345678' });
+    expect(await due(biz, mehta.id)).toMatchObject({ status: 'pending', balance_paise: 20_000_000 - 15_000_050 });
+
+    const matched = await credits(biz, '?status=matched');
+    expect(matched.map((c) => [c.matched_by, c.transaction_id])).toEqual([
+      ['invoice_number', mehta.id],
+      ['invoice_number', ravi.id],
+    ]);
+    const paid = await receipt(biz, matched[1]?.receipt_id as string);
+    expect(paid).toMatchObject({
+      source: 'bank',
+      payment_method: 'upi',
+      utr: '0000630512345678',
+      received_on: '2026-11-01',
+      amount_paise: 1_234_500,
+    });
+    const suggested = await credits(biz, '?status=suggested');
+    expect(suggested).toHaveLength(1);
+    expect(suggested[0]?.suggestions).toEqual([
+      { transaction_id: null, contact_id: expect.any(String), reason: 'name' },
+    ]);
+    expect((await credits(biz, '?status=unmatched')).map((c) => c.amount_paise)).toEqual([99_900]);
+    // Money received and verified: payment.received per due paid, with the due events.
+    const received = await eventsOf(h, biz.business.id, 'payment.received');
+    expect(received.map((e) => e.data.transactionId).sort()).toEqual([ravi.id, mehta.id].sort());
+    expect(await eventsOf(h, biz.business.id, 'transaction.paid')).toHaveLength(1);
+
+    const again = await upload(biz, fixture('hdfc.csv'));
+    expect(again.status).toBe(201);
+    expect(again.body.data).toMatchObject({ lines: 5, credits: 0, duplicates: 4, matched: 0 });
+    expect(await credits(biz)).toHaveLength(4);
+    expect(await eventsOf(h, biz.business.id, 'payment.received')).toHaveLength(2);
+  });
+
+  it.each([
+    ['sbi.csv', 'INV-2001', 340_000],
+    ['icici.csv', 'INV-3001', 12_345_650],
+    ['axis.csv', 'INV-4001', 450_000],
+    ['kotak.csv', 'INV-5001', 275_000],
+  ])('reads %s and pays the due its narration names', async (file, invoice, paise) => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Fixture Buyer', amount_paise: paise, invoice_number: invoice });
+    const res = await upload(biz, fixture(file));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ lines: 3, credits: 2, duplicates: 0, matched: 1 });
+    expect(await due(biz, d.id)).toMatchObject({ status: 'paid' });
+  });
+
+  it("pays a due or an account named by its payment reference; the excess becomes the contact's credit", async () => {
+    const biz = await h.newBusiness();
+    const first = await newDue(biz, { contact_name: 'Anil', amount_paise: 10_000, due_date: '2026-11-25' });
+    const second = await newDue(biz, { contact_name: 'Anil', amount_paise: 2_000, due_date: '2026-11-10' });
+    const { payment_reference: dueRef } = await due(biz, first.id);
+    const other = await newDue(biz, { contact_name: 'Sunita', amount_paise: 5_000 });
+    const sunita = await contactOf(biz, other.contact_id);
+    expect(sunita.payment_reference).toMatch(/^R[A-Z0-9]{7}$/);
+
+    const res = await upload(
+      biz,
+      statement([
+        [`UPI-ANIL-anil@okaxis-630512340001-${dueRef} Due 2026-11-25`, '150.00', 'REF1'],
+        [`IMPS-630812340002-SUNITA-${sunita.payment_reference}`, '80.00', 'REF2'],
+      ]),
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ credits: 2, matched: 2 });
+    // 150.00 on the due named first (100.00), then the other open due (20.00), 30.00 credit.
+    expect(await due(biz, first.id)).toMatchObject({ status: 'paid' });
+    expect(await due(biz, second.id)).toMatchObject({ status: 'paid' });
+    expect(await contactOf(biz, first.contact_id)).toMatchObject({ credit_paise: 3_000 });
+    expect(await contactOf(biz, other.contact_id)).toMatchObject({ credit_paise: 3_000, balance_paise: -3_000 });
+    const list = await credits(biz, '?status=matched');
+    // Newest first: the later line of the same day first.
+    expect(list.map((c) => [c.matched_by, c.transaction_id, c.contact_id])).toEqual([
+      ['reference', null, other.contact_id],
+      ['reference', first.id, first.contact_id],
+    ]);
+    const r = await receipt(biz, list[1]?.receipt_id as string);
+    expect(r.allocations).toEqual([
+      { transaction_id: first.id, amount_paise: 10_000 },
+      { transaction_id: second.id, amount_paise: 2_000 },
+    ]);
+    expect(r).toMatchObject({ utr: 'REF1', credit_paise: 3_000, source: 'bank' });
+  });
+
+  it('confirms a pending claim whose reference is in the narration, as the business would', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { amount_paise: 50_000 });
+    const claim = await h.request('POST', `${new URL(d.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630599990001' }).toString(),
+      headers: FORM,
+    });
+    expect(claim.status).toBe(303);
+    const res = await upload(biz, statement([['UPI/CR/630599990001/BUYER/okicici', '300.00', 'X9']]));
+    expect(res.body.data).toMatchObject({ matched: 1 });
+    const [c] = await credits(biz);
+    expect(c).toMatchObject({ status: 'matched', matched_by: 'claim', transaction_id: d.id });
+    const claims = await biz.get(`/v1/transactions/${d.id}/claims`);
+    expect(claims.body.data[0]).toMatchObject({ status: 'confirmed' });
+    expect(await receipt(biz, c?.receipt_id as string)).toMatchObject({ source: 'claim', utr: '630599990001' });
+    expect(await due(biz, d.id)).toMatchObject({ balance_paise: 20_000, status: 'pending' });
+    expect(await eventsOf(h, biz.business.id, 'payment.received')).toHaveLength(1);
+  });
+
+  it('refuses a file without a header or with a bad line, naming it, and records nothing', async () => {
+    const biz = await h.newBusiness();
+    const none = await upload(biz, 'Name,Amount\nRavi,100\n');
+    expect(none.status).toBe(400);
+    expect(none.body.error).toMatchObject({ field: 'csv', message: expect.stringMatching(/no header row/) });
+    const bad = await upload(
+      biz,
+      statement([
+        ['one', '10.00'],
+        ['two', 'ten'],
+      ]),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toBe('line 5: "ten" is not an amount');
+    const json = await biz.post('/v1/bank-statements', { csv: 'x' });
+    expect(json.status).toBe(400);
+    expect(await credits(biz)).toEqual([]);
+  });
+
+  it('records each credit once when one statement is uploaded by two requests at once', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { amount_paise: 10_000, invoice_number: 'RACE-1' });
+    const csv = statement([
+      ['NEFT-RACE-1-PAYER ONE', '100.00', 'N1'],
+      ['UPI-someone@okhdfc-630512349999', '42.00', 'N2'],
+    ]);
+    const [a, b] = await Promise.all([upload(biz, csv), upload(biz, csv)]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.data.credits + b.body.data.credits).toBe(2);
+    expect(a.body.data.duplicates + b.body.data.duplicates).toBe(2);
+    expect(await credits(biz)).toHaveLength(2);
+    expect(await due(biz, d.id)).toMatchObject({ status: 'paid', amount_paid_paise: 10_000 });
+    const receipts = await biz.get(`/v1/contacts/${d.contact_id}/payments`);
+    expect(receipts.body.data).toHaveLength(1);
+  });
+});
+
+describe('the review queue: apply and ignore', () => {
+  it('applies a credit to a due, remembers the payer, and matches that payer next time', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Kiran Rao', amount_paise: 40_000 });
+    const res = await upload(biz, statement([['UPI-K RAO-kiran.rao@okhdfcbank-630500000001', '400.00', 'A1']]));
+    expect(res.body.data).toMatchObject({ suggested: 1 });
+    const [c] = await credits(biz);
+    // The due whose balance is the amount, then its contact whose balance is the amount too.
+    expect(c?.suggestions).toEqual([
+      { transaction_id: d.id, contact_id: d.contact_id, reason: 'amount' },
+      { transaction_id: null, contact_id: d.contact_id, reason: 'contact_balance' },
+    ]);
+
+    const applied = await biz.post(`/v1/bank-credits/${c?.id}/apply`, { transaction_id: d.id });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.body.data).toMatchObject({
+      status: 'matched',
+      matched_by: 'owner',
+      transaction_id: d.id,
+      contact_id: d.contact_id,
+    });
+    expect(await due(biz, d.id)).toMatchObject({ status: 'paid' });
+    expect((await biz.post(`/v1/bank-credits/${c?.id}/apply`, { contact_id: d.contact_id })).status).toBe(409);
+    expect((await biz.post(`/v1/bank-credits/${c?.id}/ignore`)).status).toBe(409);
+
+    const later = await newDue(biz, { contact_name: 'Kiran Rao', amount_paise: 90_000 });
+    h.clock.advance(1000);
+    const next = await upload(
+      biz,
+      statement([['UPI-K RAO-kiran.rao@okhdfcbank-630500000002', '250.00', 'A2']], '21/11/2026'),
+    );
+    expect(next.body.data).toMatchObject({ matched: 1 });
+    const [newest] = await credits(biz, '?status=matched');
+    expect(newest).toMatchObject({ matched_by: 'payer', contact_id: d.contact_id, transaction_id: null });
+    expect(await due(biz, later.id)).toMatchObject({ balance_paise: 65_000 });
+  });
+
+  it('applies to a contact, ignores, and refuses bad input and other businesses', async () => {
+    const biz = await h.newBusiness();
+    const other = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Zed', amount_paise: 1_000 });
+    await upload(
+      biz,
+      statement([
+        ['CASH DEPOSIT BRANCH', '7.00', 'C1'],
+        ['NEFT-UNKNOWN PARTY', '8.00', 'C2'],
+      ]),
+    );
+    const [first, second] = await credits(biz, '?status=unmatched');
+    const id = first?.id as string;
+    expect((await biz.post(`/v1/bank-credits/${id}/apply`, {})).body.error).toMatchObject({ field: 'transaction_id' });
+    expect(
+      (await biz.post(`/v1/bank-credits/${id}/apply`, { transaction_id: d.id, contact_id: d.contact_id })).status,
+    ).toBe(400);
+    expect((await biz.post(`/v1/bank-credits/${id}/apply`, { transaction_id: 'nope' })).body.error).toMatchObject({
+      field: 'transaction_id',
+    });
+    expect((await biz.post(`/v1/bank-credits/${id}/apply`, { transaction_id: MISSING })).status).toBe(404);
+    expect((await biz.get('/v1/bank-credits?status=done')).status).toBe(400);
+    expect((await other.post(`/v1/bank-credits/${id}/apply`, { contact_id: d.contact_id })).status).toBe(404);
+    expect((await other.post(`/v1/bank-credits/${id}/ignore`)).status).toBe(404);
+    expect(await credits(other)).toEqual([]);
+
+    const applied = await biz.post(`/v1/bank-credits/${id}/apply`, { contact_id: d.contact_id });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.body.data).toMatchObject({ status: 'matched', contact_id: d.contact_id, transaction_id: null });
+    const ignored = await biz.post(`/v1/bank-credits/${second?.id}/ignore`);
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.data).toMatchObject({ status: 'ignored', receipt_id: null });
+    expect((await credits(biz, '?status=ignored')).map((c) => c.id)).toEqual([second?.id]);
+    expect((await biz.post(`/v1/bank-credits/${second?.id}/apply`, { contact_id: d.contact_id })).status).toBe(409);
+  });
+});

@@ -39,6 +39,7 @@ describe('cli demo', () => {
       expect(res.code, res.err).toBe(0);
       const demo = JSON.parse(res.out);
       expect(demo).toMatchObject({ buyers: 12, dues: 60, receipts: 2, promise: true, pending_claims: 1 });
+      expect(demo.bank_credits).toEqual({ matched: 2, suggested: 1, unmatched: 1 });
       expect(demo.login_url).toMatch(new RegExp(`^http://localhost:${port}/dashboard/login/[\\w-]+$`));
 
       // The key works against the running server.
@@ -84,6 +85,10 @@ describe('cli demo', () => {
       const intoAccounts = received.filter((r) => r.amount_paise === 2_500_000 || r.amount_paise === 4_000_000);
       expect(intoAccounts).toHaveLength(2);
       for (const r of intoAccounts) expect(r.allocations.length).toBeGreaterThan(0);
+
+      // The bank statement's credits, as the business sees them.
+      expect((await api('/v1/bank-credits?status=matched')).data).toHaveLength(2);
+      expect((await api('/v1/bank-credits?status=suggested')).data).toHaveLength(1);
 
       // Every kept figure agrees with the rows.
       const verified = await cli({}, 'verify', '--business', demo.business.id, '--json');

@@ -17,7 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' };
+const jsonHeaders = {
+  'content-type': 'application/json; charset=utf-8',
+  'x-request-id': 'r-1',
+  'ratelimit-limit': '30',
+  'ratelimit-remaining': '29',
+  'ratelimit-reset': '60',
+};
 
 describe('the response check', () => {
   it('passes an unpaid due (payment_method null) and fails one whose field is outside its enum', async () => {
@@ -48,6 +54,19 @@ describe('the response check', () => {
       /media type text\/html not documented/,
     );
     expect(checker.check({ ...base, route: '/dashboard', status: 200, body: '<p>' })).toBeNull();
+  });
+
+  it('fails a response without a header the document requires, or with one of the wrong type', () => {
+    const base = { method: 'GET', route: '/v1/summary', status: 200, body: undefined };
+    const { 'x-request-id': _id, ...noId } = jsonHeaders;
+    expect(checker.check({ ...base, headers: noId })).toEqual([
+      'GET /v1/summary -> 200: required header X-Request-Id missing',
+    ]);
+    expect(checker.check({ ...base, headers: { ...jsonHeaders, 'ratelimit-remaining': 'many' } })?.join('\n')).toMatch(
+      /header RateLimit-Remaining=many: .*integer/,
+    );
+    const limited = { ...base, status: 429, headers: jsonHeaders };
+    expect(checker.check(limited)).toEqual(['GET /v1/summary -> 429: required header Retry-After missing']);
   });
 
   it('accepts the export as text/csv and refuses it as JSON', () => {

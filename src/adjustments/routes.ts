@@ -20,6 +20,7 @@ export async function adjustmentRoutes(app: App) {
     '/transactions/:id/adjustments',
     {
       schema: {
+        operationId: 'createAdjustment',
         tags: ['Adjustments'],
         summary: 'Lower a due without money received (TDS, discount, credit note, write-off)',
         description:
@@ -47,6 +48,7 @@ export async function adjustmentRoutes(app: App) {
     '/transactions/:id/adjustments',
     {
       schema: {
+        operationId: 'listTransactionAdjustments',
         tags: ['Adjustments'],
         summary: "A due's adjustments, oldest first",
         params: IdParams,

@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
+import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { documentedBodyCompiler } from '../http/validation.js';
 import { ApplyBody, BankCredit, type BankCreditResponse, ListBankCreditsQuery, StatementResult } from './schema.js';
 import type { BankCreditStatus, BankCreditView } from './service.js';
 
@@ -35,11 +37,17 @@ export async function bankRoutes(app: App) {
     '/bank-statements',
     {
       bodyLimit: STATEMENT_BODY_LIMIT,
+      // The handler refuses a body that is not text/csv; its lines are checked by the upload.
+      validatorCompiler: documentedBodyCompiler,
       schema: {
+        operationId: 'uploadBankStatement',
         tags: ['Bank statements'],
         summary: 'Upload a bank statement (CSV) and match its credits to dues',
         description:
           'text/csv as exported by net banking, up to 5 MB and 20,000 lines. The header row is found among the first 30 lines by its column names. Each credit line is recorded once (a line already seen is a duplicate); credits are matched by claim, payment reference, invoice number or a payer seen before, else suggested. All or nothing. A file with no header or a bad line: 400 naming the line.',
+        body: {
+          content: { 'text/csv': { schema: Type.String({ description: 'the statement as net banking exports it' }) } },
+        },
         response: { 201: Data(ref(StatementResult)), ...errorResponses(413) },
       },
     },
@@ -54,6 +62,7 @@ export async function bankRoutes(app: App) {
     '/bank-credits',
     {
       schema: {
+        operationId: 'listBankCredits',
         tags: ['Bank statements'],
         summary: 'Bank credits, newest first',
         querystring: ListBankCreditsQuery,
@@ -83,6 +92,7 @@ export async function bankRoutes(app: App) {
     '/bank-credits/:id/apply',
     {
       schema: {
+        operationId: 'applyBankCredit',
         tags: ['Bank statements'],
         summary: 'Apply a bank credit to a due or a contact',
         description:
@@ -108,11 +118,14 @@ export async function bankRoutes(app: App) {
   app.post(
     '/bank-credits/:id/ignore',
     {
+      preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'ignoreBankCredit',
         tags: ['Bank statements'],
         summary: 'Ignore a bank credit (not a buyer’s payment)',
         description: 'A matched or ignored credit: 409.',
         params: IdParams,
+        body: Type.Object({}, { additionalProperties: false, description: 'no fields; the body may be left out' }),
         response: { 200: Data(ref(BankCredit)), ...errorResponses(404, 409) },
       },
     },

@@ -4,7 +4,8 @@ import { errors } from '../errors.js';
 import { idempotencyKeyOf, sendAnswer } from '../http/idempotency.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import type { App } from '../http/types.js';
-import { TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
+import { documentedBodyCompiler } from '../http/validation.js';
+import { CreateTransactionBody, TRANSACTION_STATUS_FILTERS } from '../transactions/schema.js';
 import { type ImportSource, MAX_IMPORT_BYTES } from './service.js';
 
 /** PRODUCT part 12: an import body is at most 5 MB (the rest of the API keeps its 64 KB). */
@@ -60,12 +61,38 @@ export async function bulkRoutes(app: App) {
     '/transactions/import',
     {
       bodyLimit: IMPORT_BODY_LIMIT,
+      // The import checks every row itself and names the bad ones by row (see ImportError).
+      validatorCompiler: documentedBodyCompiler,
       schema: {
+        operationId: 'importTransactions',
         tags: ['Transactions'],
         summary: 'Import dues from CSV or JSON, all or nothing',
         description:
           'text/csv with a header row (contact_name, contact_phone, amount in rupees such as 1,23,450.50 or amount_paise, due_date as YYYY-MM-DD, DD/MM/YYYY or DD-MM-YYYY, invoice_number, notes; other columns are ignored) or JSON {rows: [create bodies]}; up to 10,000 rows and 5 MB. Any bad row: 400 with error.rows [{row, field, message}] (rows from 1, header excluded), nothing created. An invoice_number already used by a due of the business is a bad row, so a re-run creates nothing twice. dry_run=true answers as the import would and creates nothing. Each row emits transaction.created as a single create would. Supports Idempotency-Key (24 hours).',
         querystring: ImportQuery,
+        body: {
+          content: {
+            'text/csv': {
+              schema: Type.String({
+                description: 'a header row, then one due a row',
+                examples: [
+                  'contact_name,contact_phone,amount,due_date,invoice_number\r\nRavi Traders,98765 43210,"1,250.00",2026-12-15,INV-101\r\n',
+                ],
+              }),
+            },
+            'application/json': {
+              schema: Type.Object(
+                { rows: Type.Array(CreateTransactionBody, { minItems: 1, maxItems: 10_000 }) },
+                {
+                  additionalProperties: false,
+                  examples: [
+                    { rows: [{ contact_name: 'Ravi Traders', amount_paise: 125_000, due_date: '2026-12-15' }] },
+                  ],
+                },
+              ),
+            },
+          },
+        },
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
         response: {
           201: Type.Object({
@@ -101,6 +128,7 @@ export async function bulkRoutes(app: App) {
     '/transactions/export',
     {
       schema: {
+        operationId: 'exportTransactions',
         tags: ['Transactions'],
         summary: 'Export dues as CSV (streamed)',
         description:

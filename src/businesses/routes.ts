@@ -8,6 +8,7 @@ export async function businessRoutes(app: App) {
     '/me',
     {
       schema: {
+        operationId: 'getMe',
         tags: ['Business'],
         summary: 'The business that owns the API key',
         response: { 200: Data(ref(Business)), ...errorResponses() },

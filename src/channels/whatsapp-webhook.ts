@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { parseRawJson } from '../http/body.js';
 import { errorResponses } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { documentedBodyCompiler } from '../http/validation.js';
 import { holdsNul } from '../lib/json-text.js';
 import { parseWhatsAppPayload } from './whatsapp-payload.js';
 
@@ -51,8 +52,10 @@ export async function whatsappWebhookRoutes(app: App) {
     PATH,
     {
       schema: {
+        operationId: 'verifyWhatsAppWebhook',
         tags: ['Channels'],
         summary: 'WhatsApp webhook verification (Meta calls this)',
+        security: [{ whatsappVerifyToken: [] }],
         description:
           'Answers hub.challenge as text/plain when hub.mode is subscribe and hub.verify_token equals WHATSAPP_VERIFY_TOKEN; 403 otherwise.',
         querystring: VerifyQuery,
@@ -85,9 +88,26 @@ export async function whatsappWebhookRoutes(app: App) {
     PATH,
     {
       bodyLimit: BODY_LIMIT,
+      // The signature covers the raw bytes: the handler checks it, then parses.
+      validatorCompiler: documentedBodyCompiler,
       schema: {
+        operationId: 'receiveWhatsAppWebhook',
         tags: ['Channels'],
         summary: 'WhatsApp webhook events (Meta calls this)',
+        security: [{ whatsappSignature: [] }],
+        body: {
+          content: {
+            'application/json': {
+              schema: Type.Object(
+                { object: Type.Optional(Type.String()), entry: Type.Optional(Type.Array(Type.Object({}))) },
+                {
+                  description:
+                    "Meta's webhook payload (messages and statuses under entry[].changes[].value), signed as sent",
+                },
+              ),
+            },
+          },
+        },
         description:
           "Inbound messages (STOP, START, API KEY; chat commands from a business's registered phone: add, paid, dues, overdue, remind, help) and delivery statuses. Requires X-Hub-Signature-256, the HMAC-SHA256 of the raw body keyed with WHATSAPP_APP_SECRET; 401 otherwise, with nothing changed.",
         response: { 200: Type.Object({ received: Type.Boolean() }), ...errorResponses() },

@@ -22,6 +22,7 @@ export async function claimRoutes(app: App) {
     '/transactions/:id/claims',
     {
       schema: {
+        operationId: 'listTransactionClaims',
         tags: ['Claims'],
         summary: "A due's payment claims, oldest first",
         description: '"I have paid" claims made on the pay page: pending until the business confirms or rejects them.',
@@ -39,6 +40,7 @@ export async function claimRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'confirmClaim',
         tags: ['Claims'],
         summary: 'Confirm a claim: record its payment',
         description:
@@ -75,6 +77,7 @@ export async function claimRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'rejectClaim',
         tags: ['Claims'],
         summary: 'Reject a claim',
         description: 'Marks the claim rejected; nothing else changes. A decided claim: 409.',

@@ -22,6 +22,7 @@ export async function contactRoutes(app: App) {
     '/contacts',
     {
       schema: {
+        operationId: 'listContacts',
         tags: ['Contacts'],
         summary: 'List contacts, newest first',
         description:
@@ -46,6 +47,7 @@ export async function contactRoutes(app: App) {
     '/contacts',
     {
       schema: {
+        operationId: 'createContact',
         tags: ['Contacts'],
         summary: 'Create a contact, or return the one with the same name',
         description:
@@ -78,6 +80,7 @@ export async function contactRoutes(app: App) {
     '/contacts/:id',
     {
       schema: {
+        operationId: 'getContact',
         tags: ['Contacts'],
         summary: 'One contact with balances and payment score',
         params: IdParams,
@@ -110,6 +113,7 @@ export async function contactRoutes(app: App) {
     '/contacts/:id/replies',
     {
       schema: {
+        operationId: 'listContactReplies',
         tags: ['Contacts'],
         summary: "The buyer's chat replies, newest first",
         description:
@@ -129,6 +133,7 @@ export async function contactRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'updateContact',
         tags: ['Contacts'],
         summary: 'Rename a contact, change its phone (null removes it) or pause its reminders',
         params: IdParams,

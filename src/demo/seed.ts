@@ -6,6 +6,7 @@ import { addDays, localDate } from '../lib/dates.js';
 import { PayPageService } from '../paypage/service.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
 import type { Services } from '../services.js';
+import { balanceOf } from '../transactions/domain.js';
 
 /**
  * A demo business with four months of believable history, written through the services (the
@@ -14,8 +15,8 @@ import type { Services } from '../services.js';
  * promise a buyer made on chat, and an "I have paid" claim waiting for the business.
  *
  * Two buyers also pay into their account (receipts, spread over their oldest dues, the rest kept
- * as credit). Bank statements: when that feature exists, it is one more step below (after the
- * dues, before the promise), through its service like the rest.
+ * as credit), and this morning's bank statement arrives: two credits matched to dues by their
+ * invoice numbers, one suggested by the payer's name, one nobody's.
  */
 export interface DemoSummary {
   business: BusinessRow;
@@ -26,6 +27,7 @@ export interface DemoSummary {
   partPaid: number;
   overdue: number;
   receipts: number;
+  bank: { matched: number; suggested: number; unmatched: number };
   promised: boolean;
   pendingClaims: number;
 }
@@ -210,8 +212,34 @@ export async function seedDemo(deps: {
     promised = (await services.transactions.get(business, promiser.id)).promise_date !== null;
   }
 
-  // This morning: another buyer says on the pay page that they have paid.
   const claimant = overdue.find((d) => d.buyer !== promiser?.buyer) ?? open[0];
+
+  // This morning's bank statement (SBI's export): credits for two dues naming their invoice
+  // numbers, a transfer from a buyer that names no due, and one from nobody the business knows.
+  clock.set(new Date(Math.max(Date.parse(`${today}T09:00:00+05:30`), clock.now().getTime() + 60_000)));
+  if (clock.now() > now) clock.set(now);
+  const others = open.filter((d) => d.id !== promiser?.id && d.id !== claimant?.id);
+  const credits: { narration: string; paise: number }[] = [];
+  for (const [i, d] of others.slice(-2).entries()) {
+    const due = await services.transactions.get(business, d.id);
+    const balance = balanceOf(due);
+    if (balance === 0 || !due.invoice_number) continue;
+    const paise = i === 0 ? balance : Math.round(balance / 200) * 100;
+    const upi = `${d.buyer.name.toLowerCase().replace(/\s+/g, '.')}@okicici`;
+    credits.push({
+      narration: `BY TRANSFER-UPI/CR/${630500000000 + i}/${d.buyer.name.toUpperCase()}/ICIC/${upi}/${due.invoice_number}`,
+      paise,
+    });
+  }
+  const named = buyers[9] as (typeof buyers)[number];
+  credits.push({
+    narration: `BY TRANSFER-NEFT*HDFC0000123*N3072612345678*${named.name.toUpperCase()}`,
+    paise: 1_500_000,
+  });
+  credits.push({ narration: 'BY TRANSFER-IMPS/P2A/630599990001/DEEPAK TRADERS', paise: 99_900 });
+  const bank = await services.bank.upload(business, sbiStatement(yesterday, credits));
+
+  // Then another buyer says on the pay page that they have paid.
   let pendingClaims = 0;
   if (claimant) {
     clock.set(new Date(Math.max(Date.parse(`${today}T09:30:00+05:30`), clock.now().getTime() + 60_000)));
@@ -233,7 +261,34 @@ export async function seedDemo(deps: {
     partPaid: outstanding.rows.filter((d) => Number(d.amount_paid_paise) > 0).length,
     overdue: totals.overdue.count,
     receipts,
+    bank: { matched: bank.matched, suggested: bank.suggested, unmatched: bank.unmatched },
     promised,
     pendingClaims,
   };
+}
+
+/** A statement as SBI exports it: a header block, then one line per credit, all on `date`. */
+function sbiStatement(date: string, credits: { narration: string; paise: number }[]): string {
+  const day = new Date(`${date}T00:00:00Z`).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  const rupees = (paise: number) => `"${(paise / 100).toFixed(2)}"`;
+  let balance = 45_000_00;
+  const lines = [
+    'Account Name       :,SHARMA TEXTILES',
+    `Date               :,${day}`,
+    'Account Number     :,00000031234567890',
+    `Balance as on ${day} :,${rupees(balance)}`,
+    ',',
+    'Txn Date,Value Date,Description,Ref No./Cheque No.,Debit,Credit,Balance',
+  ];
+  for (const c of credits) {
+    balance += c.paise;
+    lines.push(`${day},${day},${c.narration},TRANSFER FROM 4897691162095,,${rupees(c.paise)},${rupees(balance)}`);
+  }
+  lines.push('**This is a computer generated statement and does not require a signature');
+  return `${lines.join('\n')}\n`;
 }

@@ -10,6 +10,7 @@ export async function eventRoutes(app: App) {
     '/events',
     {
       schema: {
+        operationId: 'listEvents',
         tags: ['Events'],
         summary: "The business's events of the last 30 days, oldest first",
         description:

@@ -1,17 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyRequest } from 'fastify';
+import { describeCommonResponses, type OpenApiObject } from './openapi-document.js';
 import type { App } from './types.js';
-
-type OpenApiDocument = {
-  paths?: Record<
-    string,
-    Record<
-      string,
-      { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> } }
-    >
-  >;
-};
 
 /**
  * OpenAPI 3.1 generated from the same TypeBox schemas that validate requests and serialise
@@ -31,21 +22,30 @@ export async function registerOpenApi(app: App, publicBaseUrl: string) {
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          whatsappSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Hub-Signature-256',
+            description: 'sha256= + the hex HMAC-SHA256 of the raw body, keyed with WHATSAPP_APP_SECRET (Meta signs)',
+          },
+          whatsappVerifyToken: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'hub.verify_token',
+            description: 'WHATSAPP_VERIFY_TOKEN, sent by Meta in the subscription handshake',
+          },
+          razorpaySignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Razorpay-Signature',
+            description: 'the hex HMAC-SHA256 of the raw body, keyed with RAZORPAY_WEBHOOK_SECRET (Razorpay signs)',
+          },
         },
       },
       security: [{ apiKey: [] }],
     },
-    // A body whose fields are all optional may be left out entirely (PRODUCT part 2); say so.
-    transformObject: (documentObject) => {
-      const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
-      for (const methods of Object.values(doc.paths ?? {})) {
-        for (const op of Object.values(methods)) {
-          const body = op.requestBody?.content?.['application/json']?.schema;
-          if (op.requestBody && body && !(body.required?.length ?? 0)) op.requestBody.required = false;
-        }
-      }
-      return doc;
-    },
+    transformObject: (documentObject) =>
+      describeCommonResponses((documentObject as { openapiObject: OpenApiObject }).openapiObject) as never,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

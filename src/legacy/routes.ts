@@ -26,6 +26,7 @@ export async function legacyReadRoutes(app: App) {
     '/summary',
     {
       schema: {
+        operationId: 'legacyGetSummary',
         tags: [LEGACY_TAG],
         summary: 'Totals of dues by state (earlier shape)',
         response: { 200: ref(LegacySummary), ...legacyErrorResponses() },
@@ -41,6 +42,7 @@ export async function legacyReadRoutes(app: App) {
     '/transactions',
     {
       schema: {
+        operationId: 'legacyListTransactions',
         tags: [LEGACY_TAG],
         summary: 'List dues, newest due date first (earlier shape)',
         description:
@@ -71,6 +73,7 @@ export async function legacyReadRoutes(app: App) {
     '/transactions/:id',
     {
       schema: {
+        operationId: 'legacyGetTransaction',
         tags: [LEGACY_TAG],
         summary: 'One due, flat (earlier shape)',
         params: LegacyIdParams,
@@ -88,6 +91,7 @@ export async function legacyReadRoutes(app: App) {
     '/contacts',
     {
       schema: {
+        operationId: 'legacyListContacts',
         tags: [LEGACY_TAG],
         summary: 'List contacts, newest first (earlier shape)',
         description:
@@ -116,6 +120,7 @@ export async function legacyReadRoutes(app: App) {
     '/contacts/:id',
     {
       schema: {
+        operationId: 'legacyGetContact',
         tags: [LEGACY_TAG],
         summary: 'One contact with balances and payment score, flat (earlier shape)',
         params: LegacyIdParams,

@@ -53,6 +53,7 @@ export async function legacyWebhookRoutes(app: App) {
     '/webhooks',
     {
       schema: {
+        operationId: 'legacyListWebhooks',
         tags: [LEGACY_TAG],
         summary: 'List webhook endpoints (earlier shape)',
         response: { 200: Type.Object({ data: Type.Array(ref(LegacyWebhook)) }), ...legacyErrorResponses() },
@@ -65,6 +66,7 @@ export async function legacyWebhookRoutes(app: App) {
     '/webhooks',
     {
       schema: {
+        operationId: 'legacyCreateWebhook',
         tags: [LEGACY_TAG],
         summary: 'Create a webhook endpoint (earlier shape)',
         description: `url: https:// URL; events: one or more of ${LEGACY_EVENT_TYPES.join(', ')}. A bad body, or a business that already has 20 endpoints: 400.`,
@@ -91,6 +93,7 @@ export async function legacyWebhookRoutes(app: App) {
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'legacyDeleteWebhook',
         tags: [LEGACY_TAG],
         summary: 'Delete a webhook endpoint; it receives nothing more (earlier shape)',
         params: LegacyIdParams,

@@ -8,6 +8,7 @@ export async function messagingRoutes(app: App) {
     '/messaging/usage',
     {
       schema: {
+        operationId: 'getMessagingUsage',
         tags: ['Messaging'],
         summary: "A month's chat messages, counted and costed by pricing category",
         description:

@@ -23,6 +23,7 @@ export async function unappliedPaymentRoutes(app: App) {
     '/payments',
     {
       schema: {
+        operationId: 'listUnappliedPayments',
         tags: ['Payments'],
         summary: 'Unapplied payments (unapplied=true)',
         description:

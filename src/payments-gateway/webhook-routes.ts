@@ -3,6 +3,7 @@ import { errors } from '../errors.js';
 import { parseRawJson } from '../http/body.js';
 import { errorResponses } from '../http/schemas.js';
 import type { App } from '../http/types.js';
+import { documentedBodyCompiler } from '../http/validation.js';
 import { holdsNul } from '../lib/json-text.js';
 import { paymentOfWebhook, validRazorpaySignature } from './razorpay.js';
 
@@ -28,9 +29,26 @@ export async function razorpayWebhookRoutes(app: App) {
     PATH,
     {
       bodyLimit: BODY_LIMIT,
+      // The signature covers the raw bytes: the handler checks it, then parses.
+      validatorCompiler: documentedBodyCompiler,
       schema: {
+        operationId: 'receiveRazorpayWebhook',
         tags: ['Channels'],
         summary: 'Razorpay webhook (Razorpay calls this)',
+        security: [{ razorpaySignature: [] }],
+        body: {
+          content: {
+            'application/json': {
+              schema: Type.Object(
+                { event: Type.Optional(Type.String()), payload: Type.Optional(Type.Object({})) },
+                {
+                  description:
+                    "Razorpay's webhook payload (event, payload.payment_link, payload.payment), signed as sent",
+                },
+              ),
+            },
+          },
+        },
         description:
           'payment_link.paid records a payment with source gateway (utr = the Razorpay payment id), once per payment id. Requires X-Razorpay-Signature, the hex HMAC-SHA256 of the raw body keyed with RAZORPAY_WEBHOOK_SECRET; 401 otherwise, with nothing changed. Other events, unknown references and money for settled or deleted dues (kept as unapplied payments) are acknowledged with 200.',
         response: { 200: Type.Object({ received: Type.Boolean() }), ...errorResponses() },

@@ -24,6 +24,7 @@ export async function receiptRoutes(app: App) {
     '/contacts/:id/payments',
     {
       schema: {
+        operationId: 'createReceipt',
         tags: ['Receipts'],
         summary: 'Record money received from a buyer (a receipt)',
         description:
@@ -80,6 +81,7 @@ export async function receiptRoutes(app: App) {
     '/contacts/:id/payments',
     {
       schema: {
+        operationId: 'listContactReceipts',
         tags: ['Receipts'],
         summary: "A contact's receipts, newest first",
         description: 'Reversed receipts stay listed, with reversed_at set.',
@@ -104,6 +106,7 @@ export async function receiptRoutes(app: App) {
     '/payments/:id',
     {
       schema: {
+        operationId: 'getReceipt',
         tags: ['Receipts'],
         summary: 'One receipt with its allocations',
         params: IdParams,
@@ -120,6 +123,7 @@ export async function receiptRoutes(app: App) {
     '/payments/:id/reverse',
     {
       schema: {
+        operationId: 'reverseReceipt',
         tags: ['Receipts'],
         summary: 'Reverse a receipt (entered by mistake, a bounced cheque)',
         description:

@@ -14,6 +14,7 @@ export async function reminderRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'remindTransaction',
         tags: ['Transactions'],
         summary: 'Send a payment reminder now',
         description:

@@ -12,6 +12,7 @@ export async function statementRoutes(app: App) {
     '/contacts/:id/statement',
     {
       schema: {
+        operationId: 'getContactStatement',
         tags: ['Contacts'],
         summary: "A contact's statement of account",
         description:

@@ -8,6 +8,7 @@ export async function summaryRoutes(app: App) {
     '/summary',
     {
       schema: {
+        operationId: 'getSummary',
         tags: ['Summary'],
         summary: 'Totals of dues by state, and the contact count',
         description:
@@ -25,6 +26,7 @@ export async function summaryRoutes(app: App) {
     '/aging',
     {
       schema: {
+        operationId: 'getAging',
         tags: ['Summary'],
         summary: 'Open balances by days past due',
         description:

@@ -29,6 +29,7 @@ export async function transactionRoutes(app: App) {
     '/transactions',
     {
       schema: {
+        operationId: 'listTransactions',
         tags: ['Transactions'],
         summary: 'List dues, newest due date first',
         description:
@@ -67,6 +68,7 @@ export async function transactionRoutes(app: App) {
     '/transactions',
     {
       schema: {
+        operationId: 'createTransaction',
         tags: ['Transactions'],
         summary: 'Create a due',
         description:
@@ -104,6 +106,7 @@ export async function transactionRoutes(app: App) {
     '/transactions/:id',
     {
       schema: {
+        operationId: 'getTransaction',
         tags: ['Transactions'],
         summary: 'One due',
         description: 'The due with `reminders`: the steps of its reminder sequence, oldest first.',
@@ -122,6 +125,7 @@ export async function transactionRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'markTransactionPaid',
         tags: ['Transactions'],
         summary: 'Mark a due paid',
         description: 'Emits transaction.paid. payment_method defaults to api. A paid due answers 409.',
@@ -142,6 +146,7 @@ export async function transactionRoutes(app: App) {
     '/transactions/:id',
     {
       schema: {
+        operationId: 'updateTransaction',
         tags: ['Transactions'],
         summary: 'Change a due',
         description:
@@ -163,6 +168,7 @@ export async function transactionRoutes(app: App) {
     '/transactions/:id',
     {
       schema: {
+        operationId: 'deleteTransaction',
         tags: ['Transactions'],
         summary: 'Delete a due without payments',
         description:
@@ -181,6 +187,7 @@ export async function transactionRoutes(app: App) {
     '/transactions/:id/payments',
     {
       schema: {
+        operationId: 'createTransactionPayment',
         tags: ['Transactions'],
         summary: 'Record a payment (part or all of the balance)',
         description:
@@ -226,6 +233,7 @@ export async function transactionRoutes(app: App) {
     '/transactions/:id/payments',
     {
       schema: {
+        operationId: 'listTransactionPayments',
         tags: ['Transactions'],
         summary: "A due's payments, oldest first",
         params: IdParams,

@@ -28,6 +28,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks',
     {
       schema: {
+        operationId: 'listWebhooks',
         tags,
         summary: 'List webhook endpoints and the event catalogue',
         response: {
@@ -46,6 +47,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks',
     {
       schema: {
+        operationId: 'createWebhook',
         tags,
         summary: 'Create a webhook endpoint',
         description:
@@ -65,6 +67,7 @@ export async function webhookRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'testWebhook',
         tags,
         summary: 'Send a signed sample event now',
         description:
@@ -94,6 +97,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Turn an endpoint back on (or off), or change its url and events',
         description:
@@ -113,6 +117,7 @@ export async function webhookRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: "Replace the endpoint's signing secret, keeping the previous one in force for a while",
         description:
@@ -138,6 +143,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id/replay',
     {
       schema: {
+        operationId: 'replayWebhookEvents',
         tags,
         summary: "Queue the endpoint's events of a time window again",
         description:
@@ -154,6 +160,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id/deliveries',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: "The endpoint's delivery log, newest first",
         params: IdParams,
@@ -180,6 +187,7 @@ export async function webhookRoutes(app: App) {
     {
       preValidation: absentBodyIsEmptyObject,
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         tags,
         summary: 'Queue one immediate new attempt of a logged delivery',
         params: DeliveryParams,
@@ -197,6 +205,7 @@ export async function webhookRoutes(app: App) {
     '/webhooks/:id',
     {
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Delete a webhook endpoint; it receives nothing more',
         params: IdParams,

@@ -131,6 +131,13 @@ export class OpenApiChecker {
     return fn;
   }
 
+  /** What is wrong with `value` against `schema` (a schema of the document): empty when it is valid. */
+  validates(schema: Schema, value: unknown): string[] {
+    const validate = this.validator(schema);
+    if (validate(value)) return [];
+    return (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} (got ${JSON.stringify(e.data)})`);
+  }
+
   /** Problems with one response (empty when it matches the document); null when it is not checked. */
   check(r: ResponseCheck): string[] | null {
     const method = r.method.toLowerCase();
@@ -188,13 +195,8 @@ export class OpenApiChecker {
         return problems;
       }
     }
-    const validate = this.validator(media.schema);
-    if (!validate(value)) {
-      const found = (validate.errors ?? []).map(
-        (e) => `body${e.instancePath} ${e.message} (got ${JSON.stringify(e.data)})`,
-      );
-      problems.push(`${where}: body does not match: ${found.join('; ')}`);
-    }
+    const found = this.validates(media.schema, value);
+    if (found.length > 0) problems.push(`${where}: body does not match: ${found.map((f) => `body${f}`).join('; ')}`);
     return problems;
   }
 }

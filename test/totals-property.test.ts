@@ -32,14 +32,33 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('patchAmount' as const), due: fc.nat(), amount: fc.integer({ min: 1, max: 60_000 }) }),
   fc.record({ kind: fc.constant('patchDate' as const), due: fc.nat(), date: dateArb }),
   fc.record({ kind: fc.constant('delete' as const), due: fc.nat() }),
+  fc.record({
+    kind: fc.constant('receipt' as const),
+    contact: fc.integer({ min: 0, max: 2 }),
+    amount: fc.integer({ min: 1, max: 60_000 }),
+    // with an explicit allocation of part of a due's balance, or none
+    due: fc.option(fc.nat(), { nil: null }),
+  }),
+  fc.record({
+    kind: fc.constant('adjust' as const),
+    due: fc.nat(),
+    amount: fc.integer({ min: 1, max: 20_000 }),
+    type: fc.constantFrom('tds', 'discount', 'credit_note', 'write_off'),
+  }),
+  fc.record({ kind: fc.constant('reverse' as const), receipt: fc.nat() }),
   fc.record({ kind: fc.constant('nextDay' as const) }),
   fc.record({ kind: fc.constant('nextMonth' as const) }),
   fc.record({ kind: fc.constant('sweep' as const) }),
 );
 type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
 
+/** The receipts the sequence recorded, for reversals to pick from. */
+const receiptsOf = new WeakMap<string[], string[]>();
+
 async function apply(biz: TestBusiness, ids: string[], o: Op) {
   const pick = (n: number) => ids[n % Math.max(1, ids.length)];
+  const receipts = receiptsOf.get(ids) ?? [];
+  receiptsOf.set(ids, receipts);
   let res: { status: number; body: unknown } | undefined;
   switch (o.kind) {
     case 'create': {
@@ -81,6 +100,38 @@ async function apply(biz: TestBusiness, ids: string[], o: Op) {
       if (id) res = await biz.delete(`/v1/transactions/${id}`);
       break;
     }
+    case 'receipt': {
+      const contact = await biz.post('/v1/contacts', { name: `Property Buyer ${o.contact}` });
+      const contactId = (contact.body as { data: { id: string } }).data.id;
+      let allocations: { transaction_id: string; amount_paise: number }[] | undefined;
+      const id = o.due === null ? undefined : pick(o.due);
+      if (id) {
+        const due = (await biz.get(`/v1/transactions/${id}`)).body as {
+          data?: { contact_id: string; balance_paise: number; status: string };
+        };
+        if (due.data && due.data.contact_id === contactId && due.data.status !== 'paid') {
+          const part = Math.min(due.data.balance_paise, o.amount, Math.ceil(due.data.balance_paise / 2));
+          allocations = [{ transaction_id: id, amount_paise: part }];
+        }
+      }
+      res = await biz.post(`/v1/contacts/${contactId}/payments`, {
+        amount_paise: o.amount,
+        ...(allocations && { allocations }),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      receipts.push((res.body as { data: { receipt: { id: string } } }).data.receipt.id);
+      break;
+    }
+    case 'adjust': {
+      const id = pick(o.due);
+      if (id) res = await biz.post(`/v1/transactions/${id}/adjustments`, { kind: o.type, amount_paise: o.amount });
+      break;
+    }
+    case 'reverse': {
+      const id = receipts[o.receipt % Math.max(1, receipts.length)];
+      if (id) res = await biz.post(`/v1/payments/${id}/reverse`, { reason: 'property test' });
+      break;
+    }
     case 'nextDay':
       h.clock.advance(DAY);
       break;
@@ -98,28 +149,53 @@ async function apply(biz: TestBusiness, ids: string[], o: Op) {
 /** The summary, aging and each contact's balances, recomputed from the stored rows alone. */
 async function recompute(businessId: string, today: string) {
   const dues = await h.store.db.selectFrom('transactions').selectAll().where('business_id', '=', businessId).execute();
-  const payments = await h.store.db.selectFrom('payments').selectAll().where('business_id', '=', businessId).execute();
+  const payments = (
+    await h.store.db.selectFrom('payments').selectAll().where('business_id', '=', businessId).execute()
+  ).filter((p) => p.reversed_at === null);
+  const adjustments = await h.store.db
+    .selectFrom('adjustments')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .execute();
+  const receipts = (
+    await h.store.db.selectFrom('receipts').selectAll().where('business_id', '=', businessId).execute()
+  ).filter((r) => r.reversed_at === null);
   const bucket = () => ({ count: 0, paise: 0 });
   const summary = { pending: bucket(), overdue: bucket(), paid: bucket() };
   const aging = { current: bucket(), d1_30: bucket(), d31_60: bucket(), d61_90: bucket(), d90_plus: bucket() };
   const contacts = new Map<
     string,
-    { outstanding_paise: number; pending_count: number; overdue_count: number; total_transactions: number }
+    {
+      outstanding_paise: number;
+      pending_count: number;
+      overdue_count: number;
+      total_transactions: number;
+      credit_paise: number;
+      balance_paise: number;
+    }
   >();
+  const contactOf = (id: string) =>
+    contacts.get(id) ?? {
+      outstanding_paise: 0,
+      pending_count: 0,
+      overdue_count: 0,
+      total_transactions: 0,
+      credit_paise: 0,
+      balance_paise: 0,
+    };
   for (const d of dues) {
     const paidSum = payments.filter((p) => p.transaction_id === d.id).reduce((s, p) => s + Number(p.amount_paise), 0);
     // The due's own record of its payments agrees with the payment rows.
     expect(Number(d.amount_paid_paise)).toBe(paidSum);
     if (d.deleted_at !== null) continue;
-    const balance = Number(d.amount_paise) - paidSum;
+    const adjusted = adjustments
+      .filter((a) => a.transaction_id === d.id)
+      .reduce((s, a) => s + Number(a.amount_paise), 0);
+    expect(Number(d.amount_adjusted_paise)).toBe(adjusted);
+    const balance = Number(d.amount_paise) - paidSum - adjusted;
     expect(balance >= 0).toBe(true);
     expect(d.status === 'paid').toBe(balance === 0);
-    const c = contacts.get(d.contact_id) ?? {
-      outstanding_paise: 0,
-      pending_count: 0,
-      overdue_count: 0,
-      total_transactions: 0,
-    };
+    const c = contactOf(d.contact_id);
     c.total_transactions++;
     if (d.status === 'paid') {
       summary.paid.count++;
@@ -129,6 +205,7 @@ async function recompute(businessId: string, today: string) {
       b.count++;
       b.paise += balance;
       c.outstanding_paise += balance;
+      c.balance_paise += balance;
       const late = (Date.parse(today) - Date.parse(d.due_date)) / DAY;
       const a =
         late <= 0
@@ -147,15 +224,30 @@ async function recompute(businessId: string, today: string) {
     }
     contacts.set(d.contact_id, c);
   }
+  // Each receipt: its amount is its allocations and its credit; the contact's credit is the sum.
+  let credit = 0;
+  for (const r of receipts) {
+    const allocated = payments.filter((p) => p.receipt_id === r.id).reduce((s, p) => s + Number(p.amount_paise), 0);
+    expect(Number(r.credit_paise)).toBe(Number(r.amount_paise) - allocated);
+    const c = contactOf(r.contact_id);
+    c.credit_paise += Number(r.credit_paise);
+    c.balance_paise -= Number(r.credit_paise);
+    credit += Number(r.credit_paise);
+    contacts.set(r.contact_id, c);
+  }
+  // Never credit and an open balance at once.
+  for (const c of contacts.values()) expect(c.credit_paise === 0 || c.outstanding_paise === 0).toBe(true);
   const month = today.slice(0, 7);
-  const paidThisMonth = payments
-    .filter((p) => localDate('Asia/Kolkata', new Date(p.created_at)).slice(0, 7) === month)
-    .reduce((s, p) => s + Number(p.amount_paise), 0);
+  // Money received this month: receipts not reversed (credit used later is not new money).
+  const paidThisMonth = receipts
+    .filter((r) => localDate('Asia/Kolkata', new Date(r.created_at)).slice(0, 7) === month)
+    .reduce((s, r) => s + Number(r.amount_paise), 0);
   return {
     summary: {
       ...summary,
       paid_this_month_paise: paidThisMonth,
       total_outstanding_paise: summary.pending.paise + summary.overdue.paise,
+      credit_paise: credit,
     },
     aging,
     contacts,
@@ -177,6 +269,11 @@ describe('totals under any sequence of changes', () => {
         expect((await biz.get('/v1/aging')).body).toEqual({ data: expected.aging });
         for (const [contactId, balances] of expected.contacts) {
           expect((await biz.get(`/v1/contacts/${contactId}`)).body.data).toMatchObject(balances);
+          // The statement from before the first entry closes at the balance recomputed from the rows.
+          const statement = (await biz.get(`/v1/contacts/${contactId}/statement?from=2026-01-01&to=2099-12-31`)).body
+            .data;
+          expect(statement.opening_balance_paise).toBe(0);
+          expect(statement.closing_balance_paise).toBe(balances.balance_paise);
         }
         // Every kept figure (totals, per-day and per-month aggregates, dues' balances) as `verify` recomputes it.
         expect(await verifiedDifferences(biz.business.id)).toEqual([]);

@@ -1,59 +1,82 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/schema.js';
 import { addFigures, compareFigures, keyset, PAGE, type VerifyCheck } from './check.js';
 import { balanceOf, duesOf } from './rows.js';
 
-type Balances = Map<string, Record<string, number>>;
+type Figures = Map<string, Record<string, number>>;
 
 /**
- * A contact's kept account: open_paise (its open dues' balances), credit_paise (what its receipts
- * not reversed left unused) and balance_paise (open less credit).
+ * Each contact's kept account figures: open_paise (its open dues' balances), credit_paise (its
+ * receipts' unused credit, reversed ones left out), balance_paise (= open - credit), and each
+ * receipt's credit (its amount less its allocations). A contact never holds credit and an open
+ * balance at once.
  */
-async function keptBalances(db: Executor, businessId: string): Promise<Balances> {
-  const kept: Balances = new Map();
-  const rows = keyset(
-    (after) =>
-      db
-        .selectFrom('contacts')
-        .select(['id', 'open_paise', 'credit_paise', 'balance_paise'])
-        .where('business_id', '=', businessId)
-        .$if(after !== null, (q) => q.where('id', '>', after as string))
-        .orderBy('id')
-        .limit(PAGE)
-        .execute(),
-    (row) => row.id,
-  );
-  for await (const c of rows) {
-    addFigures(kept, `contact ${c.id}`, {
-      open_paise: Number(c.open_paise),
-      credit_paise: Number(c.credit_paise),
-      balance_paise: Number(c.balance_paise),
-    });
-  }
-  return kept;
-}
-
 export const contactBalancesCheck: VerifyCheck = {
   name: 'contact_balances',
-  describes: "each contact's open balance, credit and account balance, from its dues and receipts",
+  describes: "each contact's open balance, credit and balance, from its dues and receipts",
   async run(db, business) {
-    const expected: Balances = new Map();
+    const expected: Figures = new Map();
+    const zero = { open_paise: 0, credit_paise: 0, balance_paise: 0 };
     for await (const due of duesOf(db, business.id)) {
-      if (due.open !== 1 || due.deleted_at !== null) continue;
+      if (due.deleted_at !== null || due.open !== 1) continue;
       const b = balanceOf(due);
-      addFigures(expected, `contact ${due.contact_id}`, { open_paise: b, balance_paise: b });
+      addFigures(expected, `contact ${due.contact_id}`, { ...zero, open_paise: b, balance_paise: b });
     }
-    const credit = await db
-      .selectFrom('receipts')
-      .select(['contact_id', sql<number>`sum(credit_paise)`.as('credit')])
-      .where('business_id', '=', business.id)
-      .where('reversed_at', 'is', null)
-      .groupBy('contact_id')
-      .execute();
-    for (const c of credit) {
-      const paise = Number(c.credit);
-      addFigures(expected, `contact ${c.contact_id}`, { credit_paise: paise, balance_paise: -paise });
+    const receipts = keyset(
+      (after) =>
+        db
+          .selectFrom('receipts as r')
+          .select(['r.id', 'r.contact_id', 'r.amount_paise', 'r.credit_paise', 'r.reversed_at'])
+          .select((eb) =>
+            eb
+              .selectFrom('payments as p')
+              .select(sql<number>`coalesce(sum(p.amount_paise), 0)`.as('n'))
+              .whereRef('p.receipt_id', '=', 'r.id')
+              .as('allocated'),
+          )
+          .where('r.business_id', '=', business.id)
+          .$if(after !== null, (q) => q.where('r.id', '>', after as string))
+          .orderBy('r.id')
+          .limit(PAGE)
+          .execute(),
+      (row) => row.id,
+    );
+    const keptReceipts: Figures = new Map();
+    const expectedReceipts: Figures = new Map();
+    for await (const r of receipts) {
+      if (r.reversed_at !== null) continue;
+      const credit = Number(r.amount_paise) - Number(r.allocated ?? 0);
+      addFigures(keptReceipts, `receipt ${r.id}`, { credit_paise: Number(r.credit_paise) });
+      addFigures(expectedReceipts, `receipt ${r.id}`, { credit_paise: credit });
+      addFigures(expected, `contact ${r.contact_id}`, { ...zero, credit_paise: credit, balance_paise: -credit });
     }
-    return compareFigures(this.name, business.id, await keptBalances(db, business.id), expected);
+    const kept: Figures = new Map();
+    const contacts = keyset(
+      (after) =>
+        db
+          .selectFrom('contacts')
+          .select(['id', 'open_paise', 'credit_paise', 'balance_paise'])
+          .where('business_id', '=', business.id)
+          .$if(after !== null, (q) => q.where('id', '>', after as string))
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+      (row) => row.id,
+    );
+    for await (const c of contacts) {
+      const figures = {
+        open_paise: Number(c.open_paise),
+        credit_paise: Number(c.credit_paise),
+        balance_paise: Number(c.balance_paise),
+      };
+      addFigures(kept, `contact ${c.id}`, figures);
+      if (figures.open_paise > 0 && figures.credit_paise > 0) {
+        addFigures(expected, `contact ${c.id}`, { credit_and_open: 0 });
+        addFigures(kept, `contact ${c.id}`, { credit_and_open: 1 });
+      }
+    }
+    return [
+      ...compareFigures(this.name, business.id, kept, expected),
+      ...compareFigures(this.name, business.id, keptReceipts, expectedReceipts),
+    ];
   },
 };

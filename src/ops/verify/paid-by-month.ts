@@ -6,11 +6,9 @@ import { addFigures, compareFigures, keyset, PAGE, type VerifyCheck } from './ch
 type Months = Map<string, Record<string, number>>;
 
 /**
- * paid_by_month's money: every receipt not reversed (money received: what it applied to dues and
- * what it left as credit) in the business-local month it was received, and a due paid whole
- * before payments were recorded one by one (no payment row) at its amount in the month of its
- * paid_at. A reversed receipt's money left the month it was counted in. Using credit is not new
- * money. Its due_count (the dues settled each month) is read by nothing and not checked.
+ * paid_by_month's money: every receipt not reversed in the business-local month it was received, and a due paid
+ * whole before payments were recorded one by one (no payment row) at its amount in the month of
+ * its paid_at. Its due_count (the dues settled each month) is read by nothing and not checked.
  */
 export function addPaymentToMonths(months: Months, timezone: string, paise: number, at: string): void {
   addFigures(months, `month ${localMonth(timezone, new Date(at))}`, { due_paise: paise });
@@ -30,10 +28,12 @@ async function keptMonths(db: Executor, businessId: string): Promise<Months> {
 
 export const paidByMonthCheck: VerifyCheck = {
   name: 'paid_by_month',
-  describes: 'money received per business-local month (paid_this_month_paise), from the receipts',
+  describes: 'money received per business-local month (paid_this_month_paise), from the payments',
   async run(db, business) {
     const expected: Months = new Map();
-    const receipts = keyset(
+    // Money is counted once, when received: each receipt not reversed (its allocations and its
+    // credit; credit used later is not new money) in the month it was recorded.
+    const payments = keyset(
       (after) =>
         db
           .selectFrom('receipts')
@@ -46,7 +46,7 @@ export const paidByMonthCheck: VerifyCheck = {
           .execute(),
       (row) => row.id,
     );
-    for await (const p of receipts)
+    for await (const p of payments)
       addPaymentToMonths(expected, business.timezone, Number(p.amount_paise), p.created_at);
     const paidWhole = keyset(
       (after) =>

@@ -15,12 +15,12 @@ export interface DueRow {
   paid_at: string | null;
   deleted_at: string | null;
   promise_date: string | null;
-  /** as kept on the due (due_payments checks it); recomputations use adjustments_paise */
-  amount_adjusted_paise: number;
-  /** the sum of the due's payments that count (not reversed), and the number of its payment rows (any) */
+  /** the sum and number of the due's payment rows (those of reversed receipts left out) */
   payments_paise: number;
   payments: number;
-  /** the sum of the due's adjustments (tds, discount, credit note, write-off) */
+  /** as kept on the due; recomputations use adjustments_paise */
+  amount_adjusted_paise: number;
+  /** the sum of the due's adjustments */
   adjustments_paise: number;
 }
 
@@ -37,11 +37,11 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
           't.open',
           't.amount_paise',
           't.amount_paid_paise',
+          't.amount_adjusted_paise',
           't.due_date',
           't.paid_at',
           't.deleted_at',
           't.promise_date',
-          't.amount_adjusted_paise',
         ])
         .select((eb) => [
           eb
@@ -51,15 +51,15 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
             .where('p.reversed_at', 'is', null)
             .as('payments_paise'),
           eb
-            .selectFrom('adjustments as a')
-            .select(sql<number>`coalesce(sum(a.amount_paise), 0)`.as('n'))
-            .whereRef('a.transaction_id', '=', 't.id')
-            .as('adjustments_paise'),
-          eb
             .selectFrom('payments as p')
             .select(sql<number>`count(*)`.as('n'))
             .whereRef('p.transaction_id', '=', 't.id')
             .as('payments'),
+          eb
+            .selectFrom('adjustments as a')
+            .select(sql<number>`coalesce(sum(a.amount_paise), 0)`.as('n'))
+            .whereRef('a.transaction_id', '=', 't.id')
+            .as('adjustments_paise'),
         ])
         .where('t.business_id', '=', businessId)
         .$if(after !== null, (q) => q.where('t.id', '>', after as string))
@@ -74,9 +74,9 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
       open: Number(row.open),
       amount_paise: Number(row.amount_paise),
       amount_paid_paise: Number(row.amount_paid_paise),
-      amount_adjusted_paise: Number(row.amount_adjusted_paise),
       payments_paise: Number(row.payments_paise ?? 0),
       payments: Number(row.payments ?? 0),
+      amount_adjusted_paise: Number(row.amount_adjusted_paise),
       adjustments_paise: Number(row.adjustments_paise ?? 0),
     };
   }

@@ -151,9 +151,15 @@ describe('secrets reseal (admin CLI)', () => {
     } else {
       oldKey = Buffer.from(readFileSync(path.join(h.dataDir, 'encryption.key'), 'utf8').trim(), 'hex');
     }
+    // mid-rotation too: the previous secret, still in force, was sealed the earlier way as well
+    const previous = 'c3'.repeat(32);
     await h.store.db
       .updateTable('webhook_endpoints')
-      .set({ secret_sealed: sealV1(oldKey, hook.body.data.secret) })
+      .set({
+        secret_sealed: sealV1(oldKey, hook.body.data.secret),
+        previous_secret_sealed: sealV1(oldKey, previous),
+        previous_secret_expires_at: new Date(h.clock.now().getTime() + 3_600_000).toISOString(),
+      })
       .where('id', '=', id)
       .execute();
 
@@ -167,10 +173,11 @@ describe('secrets reseal (admin CLI)', () => {
     expect(JSON.parse(out[0] as string)).toEqual({ resealed: 1, database_key_removed: STORE === 'postgres' });
     const row = await h.store.db
       .selectFrom('webhook_endpoints')
-      .select('secret_sealed')
+      .select(['secret_sealed', 'previous_secret_sealed'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
     expect(row.secret_sealed).toMatch(/^v2\./);
+    expect(row.previous_secret_sealed).toMatch(/^v2\./);
     const settings = await h.store.db
       .selectFrom('app_settings')
       .select('name')
@@ -181,10 +188,19 @@ describe('secrets reseal (admin CLI)', () => {
     const test = await biz.post(`/v1/webhooks/${id}/test`);
     expect(test.body.data.delivered).toBe(true);
     const [received] = await receiver.waitFor(1);
-    const expected = createHmac('sha256', hook.body.data.secret)
-      .update(received?.body ?? '', 'utf8')
-      .digest('hex');
-    expect(received?.headers['x-service-signature']).toBe(expected);
+    // X-Service-Signature keeps the previous secret's during the overlap; both sign webhook-signature
+    expect(received?.headers['x-service-signature']).toBe(
+      createHmac('sha256', previous)
+        .update(received?.body ?? '', 'utf8')
+        .digest('hex'),
+    );
+    const signed = `${received?.headers['webhook-id']}.${received?.headers['webhook-timestamp']}.${received?.body}`;
+    const v1 = (secret: string) =>
+      `v1,${createHmac('sha256', Buffer.from(secret, 'hex')).update(signed, 'utf8').digest('base64')}`;
+    expect(String(received?.headers['webhook-signature']).split(' ')).toEqual([
+      v1(hook.body.data.secret),
+      v1(previous),
+    ]);
   });
 });
 

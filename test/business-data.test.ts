@@ -122,11 +122,12 @@ describe('business export', () => {
     }
     expect(readLines(dir, 'business.jsonl')).toEqual([expect.objectContaining({ id: biz.business.id })]);
     const dues = readLines(dir, 'dues.jsonl');
-    // The ledger's six dues (one deleted) and the replier's one.
-    expect(dues).toHaveLength(ledger.dues.length + 1);
+    // The ledger's six dues (one deleted), the one its credit paid, and the replier's one.
+    expect(dues).toHaveLength(ledger.dues.length + 2);
     expect(dues.map((d) => d.id)).toEqual(expect.arrayContaining(ledger.dues.map((d) => d.id)));
     expect(dues.some((d) => d.deleted_at !== null)).toBe(true);
     expect(dues.every((d) => !('pay_token' in d))).toBe(true);
+    expect(readLines(dir, 'contacts.jsonl').every((c) => !('account_token' in c))).toBe(true);
     expect(readLines(dir, 'events.jsonl').length).toBeGreaterThan(1005);
     expect(readLines(dir, 'events.jsonl').find((e) => e.type === 'transaction.created')?.payload).toMatchObject({
       amountPaise: expect.any(Number),

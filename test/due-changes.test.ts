@@ -339,6 +339,7 @@ describe('GET /openapi.json', () => {
       'import',
       'chat',
       'dashboard',
+      'bank',
       'credit',
     ]);
     expect(Object.keys(doc.components.schemas.Transaction.properties)).toEqual(

@@ -139,6 +139,10 @@ describe('a store from the oldest released schema', () => {
     expect(list.status, list.text).toBe(200);
     const byId = new Map((list.body.data as { id: string }[]).map((d) => [d.id, d]));
     expect(byId.size).toBe(5);
+    // Dues from before payment references were given one by the upgrade, each its own.
+    const refs = (list.body.data as { payment_reference: string }[]).map((d) => d.payment_reference);
+    for (const ref of refs) expect(ref).toMatch(/^R[A-Z0-9]{8}$/);
+    expect(new Set(refs).size).toBe(5);
     expect(byId.get(id('d1'))).toMatchObject({
       contact_name: 'Ravi Kumar',
       amount_paise: 150_000,

@@ -1,6 +1,6 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import * as claims from '../claims/repository.js';
-import type { BankCreditTable, Executor } from '../db/schema.js';
+import type { Executor } from '../db/schema.js';
 import { recordReceiptIn } from '../transactions/account.js';
 import { balanceOf } from '../transactions/domain.js';
 import { recordPaymentIn } from '../transactions/payments.js';
@@ -183,7 +183,7 @@ async function confirmClaim(
   for (const claim of under(found.claims, claimReferenceCandidates(credit))) {
     if (claim.reference === null || !claimReferenceFits(credit, claim.reference)) continue;
     const due = await dues.lockTransaction(trx, business.id, claim.transaction_id);
-    if (!due || due.open !== 1 || due.deleted_at !== null || credit.amountPaise > balanceOf(due)) continue;
+    if (due?.open !== 1 || due.deleted_at !== null || credit.amountPaise > balanceOf(due)) continue;
     const decided = await claims.decideClaim(trx, claim.id, 'confirmed', now.toISOString());
     if (!decided) continue;
     const recorded = await recordPaymentIn(

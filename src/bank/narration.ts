@@ -92,9 +92,10 @@ const NOT_NAMES = new Set(
 export function payersIn(narration: string): string[] {
   const text = cut(narration);
   const payers: string[] = [];
-  const vpa = /[A-Za-z0-9._-]{2,}@[A-Za-z][A-Za-z0-9]{1,}/.exec(text);
+  // No hyphen in the name part: banks use it as the narration's separator (UPI-NAME-id@bank-...).
+  const vpa = /[A-Za-z0-9._]{2,}@[A-Za-z][A-Za-z0-9]{1,}/.exec(text);
   if (vpa) payers.push(`upi:${vpa[0].toLowerCase()}`);
-  for (const run of text.replace(/[A-Za-z0-9._-]{2,}@[A-Za-z][A-Za-z0-9]+/g, '|').split(/[^A-Za-z ]+/)) {
+  for (const run of text.replace(/[A-Za-z0-9._]{2,}@[A-Za-z][A-Za-z0-9]+/g, '|').split(/[^A-Za-z ]+/)) {
     const words = run
       .trim()
       .split(/\s+/)

@@ -43,6 +43,16 @@ export async function deleteReplies(db: Executor, businessId: string, contactId:
   return Number(r.numDeletedRows);
 }
 
+/** The payer names remembered from bank narrations for the contact (matching by payer forgets them). */
+export async function deletePayerNames(db: Executor, businessId: string, contactId: string): Promise<number> {
+  const r = await db
+    .deleteFrom('bank_payers')
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', contactId)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
 /** The claims on the contact's dues lose the reference the buyer typed (a UTR, a name). */
 export async function clearClaimReferences(db: Executor, businessId: string, contactId: string): Promise<number> {
   const r = await db

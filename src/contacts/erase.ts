@@ -18,7 +18,8 @@ export interface EraseResult {
 /**
  * Erases a buyer's personal data (PRODUCT part 24), in one database transaction: the contact is
  * renamed "Erased buyer" with a name key no name can make (redact.ts: outside the name
- * uniqueness, never found by name) and loses its phone and its fuzzy-search terms; its chat
+ * uniqueness, never found by name) and loses its phone, its fuzzy-search terms and the payer
+ * names remembered for it from bank narrations; its chat
  * replies are deleted, the references typed on its claims cleared, the phone of the messages
  * sent to it cleared; and its name and phone are redacted in the stored events, in the webhook
  * deliveries carrying them, and in the stored replays of requests (the one change events ever
@@ -38,6 +39,7 @@ export async function eraseContact(
     const dueIds = await repo.contactDueIds(trx, businessId, contactId);
     await repo.eraseContactRow(trx, businessId, contactId, erasedNameKey(contactId), at);
     await repo.deleteNameTerms(trx, contactId);
+    await repo.deletePayerNames(trx, businessId, contactId);
     const result: EraseResult = {
       contact_id: contactId,
       events: 0,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Kysely, Migrator, SqliteAdapter, sql } from 'kysely';
+import { Kysely, type Migration, Migrator, SqliteAdapter, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import { StoreHealth, type StoreMonitor } from './health.js';
@@ -220,17 +220,41 @@ export async function migrate(db: Db): Promise<string[]> {
   });
 }
 
+/**
+ * PostgreSQL runs every pending migration in one transaction. A migration that writes rows of a
+ * table with deferred triggers (the data version's, fired at commit) leaves trigger events
+ * pending, and PostgreSQL then refuses any later ALTER TABLE or CREATE INDEX on that table in the
+ * same transaction ("cannot ALTER TABLE ... because it has pending trigger events"): a store
+ * holding data could not be upgraded across two such migrations. Before each migration the
+ * pending events are fired (SET CONSTRAINTS ALL IMMEDIATE, for the rest of the run).
+ */
+function firingDeferredTriggers(all: Record<string, Migration>): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(all).map(([name, m]) => [
+      name,
+      {
+        ...m,
+        up: async (db: Kysely<any>) => {
+          await sql`set constraints all immediate`.execute(db);
+          await m.up(db);
+        },
+      },
+    ]),
+  );
+}
+
 async function runMigrations(db: Db): Promise<string[]> {
+  const onSqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const all = onSqlite ? migrations : firingDeferredTriggers(migrations);
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => all },
     // Migrations are written side by side and named by when their work began, so one may be
     // released after another whose name sorts later (a store that ran 2026-11-27T05-00 may then
     // receive 2026-11-27T02-00). Each is independent of those beside it; without this, Kysely
     // refuses such a store ("corrupted migrations") and it could never be upgraded.
     allowUnorderedMigrations: true,
   });
-  const onSqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   if (onSqlite) await beginImmediate(db);
   let result: Awaited<ReturnType<Migrator['migrateToLatest']>>;
   try {

@@ -7,7 +7,8 @@ const DAY = 86_400_000;
 /**
  * A business's ledger with every kind of kept figure moved: dues of three buyers (with phones)
  * over past and future dates, part payments, a due paid in full, one settled by lowering its
- * amount, one deleted, the overdue sweep, a pay-page claim and a sent reminder. Answers the ids.
+ * amount, one deleted, the overdue sweep, a pay-page claim, a sent reminder, a receipt leaving
+ * credit that a later due uses, a reversed receipt and an adjustment. Answers the ids.
  */
 export async function seedLedger(h: Harness, biz: TestBusiness, tag = 'Ledger') {
   const ok = (res: { status: number; text: string }, status = 200) => expect(res.status, res.text).toBe(status);
@@ -43,6 +44,25 @@ export async function seedLedger(h: Harness, biz: TestBusiness, tag = 'Ledger') 
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   expect(claim.status, claim.text).toBeLessThan(400);
+  // The buyer's account: a receipt that settles a due and leaves credit, a new due the credit
+  // pays, a receipt reversed, an adjustment (TDS).
+  const buyer1 = b.contact_id;
+  const [f] = dues.slice(5);
+  const receipt = await biz.post(`/v1/contacts/${e.contact_id}/payments`, { amount_paise: 60_000, utr: 'UTR-R1' });
+  ok(receipt, 201);
+  const later = await biz.post('/v1/transactions', {
+    amount_paise: 7_000,
+    due_date: '2026-12-28',
+    contact_id: e.contact_id,
+  });
+  ok(later, 201);
+  const reversed = await biz.post(`/v1/contacts/${f?.contact_id ?? buyer1}/payments`, { amount_paise: 1_500 });
+  ok(reversed, 201);
+  ok(await biz.post(`/v1/payments/${reversed.body.data.receipt.id}/reverse`, { reason: 'entered twice' }));
+  ok(
+    await biz.post(`/v1/transactions/${f?.id}/adjustments`, { kind: 'tds', amount_paise: 1_200, reason: '2% TDS' }),
+    201,
+  );
   h.clock.advance(DAY);
   await overdueSweeper({ db: h.store.db, clock: h.clock }).runOnce(new AbortController().signal);
   return { dues, contactIds: [...new Set(dues.map((x) => x.contact_id))] };

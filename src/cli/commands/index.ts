@@ -29,6 +29,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
   'key revoke': { usage: 'key revoke --key KEY | --id KEY_ID', load: () => import('./key-revoke.js') },
   'secrets reseal': { usage: 'secrets reseal', load: () => import('./secrets-reseal.js') },
   import: { usage: 'import --business ID --file F [--dry-run]', load: () => import('./import.js') },
+  'bank import': {
+    usage: 'bank import --business ID --file F   a bank statement (CSV): credits matched to dues, the rest to review',
+    load: () => import('./bank-import.js'),
+  },
   export: {
     usage: 'export --business ID [--status pending|overdue|outstanding|paid] > F',
     load: () => import('./export.js'),

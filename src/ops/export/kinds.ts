@@ -19,10 +19,16 @@ export interface ExportKind {
 
 export const EXPORT_KINDS: readonly ExportKind[] = [
   { file: 'business', table: 'businesses', key: 'id', businessColumn: 'id' },
-  { file: 'contacts', table: 'contacts', key: 'id', omit: ['name_key', 'phone_rev'] },
+  // account_token opens the buyer's account page: a secret, like a due's pay_token.
+  { file: 'contacts', table: 'contacts', key: 'id', omit: ['name_key', 'phone_rev', 'account_token'] },
   { file: 'dues', table: 'transactions', key: 'id', omit: ['pay_token'], json: ['recurrence'] },
+  { file: 'receipts', table: 'receipts', key: 'id' },
   { file: 'payments', table: 'payments', key: 'id' },
+  { file: 'adjustments', table: 'adjustments', key: 'id' },
   { file: 'claims', table: 'payment_claims', key: 'id' },
+  { file: 'bank_statements', table: 'bank_statements', key: 'id' },
+  { file: 'bank_credits', table: 'bank_credits', key: 'id' },
+  { file: 'bank_payers', table: 'bank_payers', key: 'payer' },
   { file: 'payment_links', table: 'payment_links', key: 'id' },
   { file: 'gateway_payments', table: 'gateway_payments', key: 'gateway_payment_id' },
   { file: 'reminders', table: 'reminders', key: 'id', omit: ['lease_id', 'locked_until'] },

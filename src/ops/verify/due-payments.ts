@@ -2,8 +2,9 @@ import type { Difference, VerifyCheck } from './check.js';
 import { type DueRow, duesOf, paidOf } from './rows.js';
 
 /**
- * What a due's own columns must say given its payments: the amount paid is the payments' sum
- * (the whole amount for a due paid before payments were recorded one by one), `open` follows
+ * What a due's own columns must say given its payments and adjustments: the amount paid is the
+ * sum of its payments not reversed (the whole amount for a due paid before payments were recorded
+ * one by one), the amount adjusted the sum of its adjustments, `open` follows
  * deletion and payment (-1 deleted, 0 paid, 1 open), the status agrees with `open`, and a paid
  * due (only) has its paid_at.
  */

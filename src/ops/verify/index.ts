@@ -8,6 +8,7 @@ import { contactScoresCheck } from './contact-scores.js';
 import { dueCountersCheck } from './due-counters.js';
 import { duePaymentsCheck } from './due-payments.js';
 import { paidByMonthCheck } from './paid-by-month.js';
+import { receiptsCheck } from './receipts.js';
 
 export type { BusinessScope, Difference, VerifyCheck } from './check.js';
 
@@ -22,8 +23,9 @@ export const CHECKS: readonly VerifyCheck[] = [
   paidByMonthCheck,
   duePaymentsCheck,
   dueCountersCheck,
-  contactScoresCheck,
+  receiptsCheck,
   contactBalancesCheck,
+  contactScoresCheck,
 ];
 
 /** Differences listed at most in a report (all are counted). */

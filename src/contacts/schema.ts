@@ -54,7 +54,7 @@ export const ContactWithBalances = Type.Object(
     payment_score: Type.Integer({
       minimum: 0,
       maximum: 100,
-      description: 'PAYDEX-like, see README',
+      description: 'PAYDEX-like, 0-100: how promptly the buyer pays (docs/api.md)',
     }),
     outstanding_paise: Type.Integer(),
     pending_count: Type.Integer(),
@@ -154,7 +154,7 @@ export const BuyerReply = Type.Object(
     }),
     transaction_id: Nullable(Uuid),
   },
-  { description: "a buyer's chat reply (PRODUCT part 13)" },
+  { description: "a buyer's chat reply" },
 );
 
 export const RepliesQuery = Type.Object(

@@ -56,7 +56,7 @@ export const Transaction = Type.Object(
             Type.Boolean({ description: 'paid by the end of the promised day (business time zone); null until then' }),
           ),
         },
-        { description: "the buyer's latest promise to pay, from a chat reply (PRODUCT part 13)" },
+        { description: "the buyer's latest promise to pay, read from a chat reply" },
       ),
     ),
     amount_paid_paise: Type.Integer({ minimum: 0, description: 'sum of the payments recorded' }),

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../http/schemas.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 
-export const EventName = Type.String({ enum: [...EVENT_TYPES], description: 'an event name of SPEC part 6' });
+export const EventName = Type.String({ enum: [...EVENT_TYPES], description: 'the name of a webhook event' });
 
 const endpointFields = {
   id: Uuid,

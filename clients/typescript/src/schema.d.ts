@@ -1032,7 +1032,7 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
              */
             updated_at: string;
-            /** @description PAYDEX-like, see README */
+            /** @description PAYDEX-like, 0-100: how promptly the buyer pays (docs/api.md) */
             payment_score: number;
             outstanding_paise: number;
             pending_count: number;
@@ -1107,7 +1107,7 @@ export interface components {
             series_id: string | null;
             /** @description true when this due's automatic reminders are paused */
             reminders_paused: boolean;
-            /** @description the buyer's latest promise to pay, from a chat reply (PRODUCT part 13) */
+            /** @description the buyer's latest promise to pay, read from a chat reply */
             promise: {
                 /**
                  * Format: date
@@ -1202,7 +1202,7 @@ export interface components {
             series_id: string | null;
             /** @description true when this due's automatic reminders are paused */
             reminders_paused: boolean;
-            /** @description the buyer's latest promise to pay, from a chat reply (PRODUCT part 13) */
+            /** @description the buyer's latest promise to pay, read from a chat reply */
             promise: {
                 /**
                  * Format: date
@@ -1345,7 +1345,7 @@ export interface components {
             /** @description the X-Service-Event-Id header: the same on every retry */
             event_id: string;
             /**
-             * @description an event name of SPEC part 6
+             * @description the name of a webhook event
              * @enum {string}
              */
             event: "transaction.created" | "transaction.updated" | "transaction.paid" | "transaction.deleted" | "payment.received" | "reminder.sent" | "contact.created";
@@ -7350,7 +7350,7 @@ export interface operations {
                             /** @description the receiver answered 2xx in time */
                             delivered: boolean;
                             /**
-                             * @description an event name of SPEC part 6
+                             * @description the name of a webhook event
                              * @enum {string}
                              */
                             event: "transaction.created" | "transaction.updated" | "transaction.paid" | "transaction.deleted" | "payment.received" | "reminder.sent" | "contact.created";

@@ -91,4 +91,7 @@ export async function removeSettledDue(
     weights: -sums.weights,
     terms: -sums.terms,
   });
+  // With its last paid due reopened the contact has no paid dues: no row, as before any was paid
+  // (a row of zero terms would keep float remainders the read would divide by).
+  await trx.deleteFrom('contact_scores').where('contact_id', '=', due.contact_id).where('terms', '<=', 0).execute();
 }

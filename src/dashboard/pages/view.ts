@@ -1,12 +1,15 @@
 import type { BusinessRow } from '../../businesses/repository.js';
 import { formatDate, formatInstant, formatMoney } from '../../paypage/format.js';
 import { html, type Markup } from '../../paypage/html.js';
+import type { SessionUser } from '../auth.js';
 import { type Translate, translator } from '../i18n.js';
 import type { PageChrome, Section } from '../layout.js';
 
 /** What every signed-in page is rendered with: the business's words, money and time zone. */
 export interface View {
   business: BusinessRow;
+  /** who is signed in: what they may do decides which forms a page shows (users/permissions.ts) */
+  user: SessionUser;
   t: Translate;
   csrfToken: string;
   money(paise: number | string): string;
@@ -15,10 +18,11 @@ export interface View {
   chrome(title: string, current: Section, flash?: PageChrome['flash']): PageChrome;
 }
 
-export function viewFor(business: BusinessRow, csrfToken: string): View {
+export function viewFor(business: BusinessRow, csrfToken: string, user: SessionUser): View {
   const t = translator(business.language);
   return {
     business,
+    user,
     t,
     csrfToken,
     money: (paise) => formatMoney(Number(paise), business.currency, business.country),
@@ -28,7 +32,8 @@ export function viewFor(business: BusinessRow, csrfToken: string): View {
       t,
       language: business.language,
       title,
-      nav: { businessName: business.name, current, csrfToken },
+      // Staff see whose session it is; the owner's name is the business's own.
+      nav: { businessName: business.name, userName: user.role === 'owner' ? '' : user.name, current, csrfToken },
       flash,
     }),
   };

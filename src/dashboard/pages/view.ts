@@ -1,5 +1,6 @@
 import type { BusinessRow } from '../../businesses/repository.js';
-import { formatDate, formatInstant, formatMoney } from '../../paypage/format.js';
+import { formatDate, formatInstant, formatMoney } from '../../i18n/format.js';
+import { type Language, languageOf } from '../../i18n/index.js';
 import { html, type Markup } from '../../paypage/html.js';
 import type { SessionUser } from '../auth.js';
 import { type Translate, translator } from '../i18n.js';
@@ -10,6 +11,8 @@ export interface View {
   business: BusinessRow;
   /** who is signed in: what they may do decides which forms a page shows (users/permissions.ts) */
   user: SessionUser;
+  /** the business's language: every word, date and number of the page */
+  lang: Language;
   t: Translate;
   csrfToken: string;
   money(paise: number | string): string;
@@ -19,15 +22,17 @@ export interface View {
 }
 
 export function viewFor(business: BusinessRow, csrfToken: string, user: SessionUser): View {
-  const t = translator(business.language);
+  const lang = languageOf(business.language);
+  const t = translator(lang);
   return {
     business,
     user,
+    lang,
     t,
     csrfToken,
-    money: (paise) => formatMoney(Number(paise), business.currency, business.country),
-    date: (isoDate) => formatDate(isoDate.slice(0, 10)),
-    instant: (iso) => formatInstant(iso, business.timezone),
+    money: (paise) => formatMoney(lang, Number(paise), business.currency),
+    date: (isoDate) => formatDate(lang, isoDate),
+    instant: (iso) => formatInstant(lang, iso, business.timezone),
     chrome: (title, current, flash) => ({
       t,
       language: business.language,

@@ -54,6 +54,8 @@ const OUTCOMES: Record<string, MessageKey> = {
   redelivered: 'developers.redelivered',
   replayed: 'developers.replayed',
   enabled: 'developers.enabled',
+  user_added: 'users.added',
+  user_removed: 'users.removed',
 };
 
 export function outcomeFlash(

@@ -3,6 +3,7 @@ import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
+import { isScoped } from '../users/permissions.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { duesRoutes } from './dues-routes.js';
@@ -14,6 +15,7 @@ import { REPLIES_SHOWN, renderContact, renderContactList } from './pages/contact
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
+import { usersRoutes } from './users-routes.js';
 
 type Query = Record<string, string | undefined>;
 
@@ -83,11 +85,12 @@ export async function signedInRoutes(app: App) {
     const v = viewOf(request);
     const q = searchText(request.query.q);
     const page = pageNumber(request.query.page);
-    const found = await contacts.list(v.business, {
-      ...(q.length >= 2 && { search: q }),
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
+    const found = await contacts.list(
+      v.business,
+      { ...(q.length >= 2 && { search: q }), limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE },
+      // A collector's list is the buyers assigned to them.
+      isScoped(v.user.role) ? { assignedTo: v.user.id } : {},
+    );
     const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
     return sendPage(reply, 200, renderContactList(v, { items: found.items, total: found.total, page, pages, q }));
   });
@@ -128,6 +131,7 @@ export async function signedInRoutes(app: App) {
   );
 
   await app.register(importRoutes);
+  await app.register(usersRoutes);
 
   app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);

@@ -81,11 +81,15 @@ export function renderContact(
 <dt>${t('status.overdue')}</dt><dd>${standing.overdueCount}</dd>
 <dt>${t('status.pending')}</dt><dd>${standing.pendingCount}</dd>
 </dl>
-<form method="post" action="/dashboard/contacts/${contact.id}/reminders">${csrfField(v.csrfToken)}
-<input type="hidden" name="reminders_paused" value="${contact.reminders_paused ? 'false' : 'true'}">
 <p class="muted">${contact.reminders_paused ? t('contact.paused') : t('contact.not_paused')}</p>
+${
+  v.may('contacts.edit')
+    ? html`<form method="post" action="/dashboard/contacts/${contact.id}/reminders">${csrfField(v.csrfToken)}
+<input type="hidden" name="reminders_paused" value="${contact.reminders_paused ? 'false' : 'true'}">
 <div class="actions"><button type="submit" class="secondary">${contact.reminders_paused ? t('contact.resume') : t('contact.pause')}</button></div>
-</form>
+</form>`
+    : ''
+}
 </section>
 <section class="card" aria-labelledby="history-h"><h2 id="history-h">${t('contact.dues')} (${d.dueTotal})</h2>${
     d.dues.length === 0

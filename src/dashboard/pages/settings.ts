@@ -13,14 +13,19 @@ export function renderSettings(
 <section class="card" aria-labelledby="biz-h"><h2 id="biz-h">${t('settings.business')}</h2>
 <dl><dt>${t('settings.business')}</dt><dd>${business.name}</dd><dt>${t('contact.phone')}</dt><dd>${business.phone}</dd></dl>
 </section>
-<form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
+${v.may('settings.edit') ? settingsForm(v, values) : ''}`;
+  return layout(v.chrome(t('settings.title'), 'settings', flash), body);
+}
+
+function settingsForm(v: View, values: { upi_id: string; reminder_steps: string }) {
+  const { t, business } = v;
+  return html`<form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
 <label for="upi_id">${t('settings.upi_id')}</label><input id="upi_id" name="upi_id" maxlength="320" placeholder="shop@okbank" value="${values.upi_id}">
 <label for="reminder_steps">${t('settings.reminder_steps')}</label><input id="reminder_steps" name="reminder_steps" maxlength="60" inputmode="numeric" placeholder="-3,0,7,30" value="${values.reminder_steps}" aria-describedby="steps-help">
 <p id="steps-help" class="muted">${t('settings.reminder_steps_help')}</p>
 <label class="check"><input type="checkbox" name="reminders_paused" value="true"${business.reminders_paused ? html` checked` : ''}>${t('settings.pause_all')}</label>
 <div class="actions"><button type="submit">${t('settings.save')}</button></div>
 </form>`;
-  return layout(v.chrome(t('settings.title'), 'settings', flash), body);
 }
 
 export interface DevelopersData {
@@ -44,8 +49,11 @@ export interface DevelopersData {
 
 export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome['flash']): string {
   const { t } = v;
+  // Only the owner manages keys and webhooks (users/permissions.ts): others see them without buttons.
   const post = (action: string, label: string, cls = 'secondary') =>
-    html`<form class="inline" method="post" action="${action}">${csrfField(v.csrfToken)}<button type="submit" class="${cls}">${label}</button></form>`;
+    v.may(action.startsWith('/dashboard/developers/keys') ? 'keys.manage' : 'webhooks.manage')
+      ? html`<form class="inline" method="post" action="${action}">${csrfField(v.csrfToken)}<button type="submit" class="${cls}">${label}</button></form>`
+      : '';
   const body = html`<h1>${t('developers.title')}</h1>
 <section class="card" aria-labelledby="keys-h"><h2 id="keys-h">${t('developers.keys')}</h2>
 ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
@@ -81,10 +89,14 @@ ${e.row.active === 1 ? '' : html`<p class="error" role="status">${t('developers.
         }</article>`,
       )
 }
-<form method="post" action="/dashboard/developers/webhooks">${csrfField(v.csrfToken)}
+${
+  v.may('webhooks.manage')
+    ? html`<form method="post" action="/dashboard/developers/webhooks">${csrfField(v.csrfToken)}
 <label for="url">${t('developers.url')}</label><input id="url" name="url" type="url" required maxlength="2048" placeholder="https://erp.example.com/hooks" value="${d.url ?? ''}">
 <div class="actions"><button type="submit">${t('developers.add_webhook')}</button></div>
-</form>
+</form>`
+    : ''
+}
 </section>
 <section class="card" aria-labelledby="events-h"><h2 id="events-h">${t('developers.events')}</h2>
 ${

@@ -45,10 +45,10 @@ export function entryText(v: View, e: StatementEntry): string {
         .filter(Boolean)
         .join(' · ');
     case 'payment': {
-      const method = `method.${d.method ?? 'other'}`;
-      return [t('entry.payment'), isMessageKey(method) ? t(method) : (d.method ?? ''), d.utr ?? '']
-        .filter(Boolean)
-        .join(' · ');
+      // 'api' is the API's default method: it says nothing of how the money came.
+      const method = `method.${d.method ?? 'api'}`;
+      const how = d.method === 'api' || d.method === undefined ? '' : isMessageKey(method) ? t(method) : d.method;
+      return [t('entry.payment'), how, d.utr ?? ''].filter(Boolean).join(' · ');
     }
     case 'reversal':
       return [t('entry.reversal'), d.reason ?? ''].filter(Boolean).join(' · ');

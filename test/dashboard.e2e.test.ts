@@ -262,7 +262,10 @@ describe('the dashboard in headless Chromium', () => {
       await page.goto(base + new URL(await loginLink(h, biz.business.id)).pathname);
 
       // Home shows the claim; its due page confirms it.
-      await page.getByRole('link', { name: claimed.contact_name }).first().click();
+      await page
+        .getByRole('region', { name: 'Payments reported by buyers' })
+        .getByRole('link', { name: claimed.contact_name })
+        .click();
       await page.getByRole('button', { name: 'Confirm: record the balance as paid' }).click();
       expect(await page.locator('p.notice').textContent()).toBe('The claim was confirmed and the payment recorded.');
       expect((await biz.get(`/v1/transactions/${claimed.id}`)).body.data.status).toBe('paid');

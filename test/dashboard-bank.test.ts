@@ -253,11 +253,12 @@ describe('deciding a waiting credit from the bank page', () => {
     expect(apply.status).toBe(403);
     const ignore = await client.request('POST', `/dashboard/bank/credits/${unmatched.id}/ignore`, { _csrf: 'nope' });
     expect(ignore.status).toBe(403);
-    for (const fields of [
+    const bad: Record<string, string>[] = [
       {},
       { transaction_id: 'not-an-id' },
       { transaction_id: due.id, contact_id: due.contact_id },
-    ]) {
+    ];
+    for (const fields of bad) {
       const res = await client.submit('/dashboard/bank', `/dashboard/bank/credits/${suggested.id}/apply`, fields);
       expect(res.status, JSON.stringify(fields)).toBe(400);
       expect(textOf(res.text)).toContain('Choose a buyer or a due.');
@@ -277,7 +278,8 @@ describe('deciding a waiting credit from the bank page', () => {
       });
       expect(res.status, action).toBe(404);
     }
-    for (const fields of [{ transaction_id: theirs.id }, { contact_id: theirs.contact_id }]) {
+    const theirIds: Record<string, string>[] = [{ transaction_id: theirs.id }, { contact_id: theirs.contact_id }];
+    for (const fields of theirIds) {
       const res = await client.submit('/dashboard/bank', `/dashboard/bank/credits/${suggested.id}/apply`, fields);
       expect(res.status, JSON.stringify(fields)).toBe(404);
     }

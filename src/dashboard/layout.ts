@@ -75,7 +75,7 @@ export interface PageChrome {
   language: string;
   title: string;
   /** absent on the sign-in pages */
-  nav?: { businessName: string; current: Section; csrfToken: string };
+  nav?: { businessName: string; userName: string; current: Section; csrfToken: string };
   flash?: { kind: 'notice' | 'error'; text: string } | undefined;
 }
 
@@ -98,7 +98,7 @@ export function layout(chrome: PageChrome, body: Markup): string {
   const { t, nav, flash } = chrome;
   const header = nav
     ? html`<header>
-<div class="bar"><span class="brand">${nav.businessName}</span>
+<div class="bar"><span class="brand">${nav.businessName}</span>${nav.userName ? html`<span>${nav.userName}</span>` : ''}
 <form method="post" action="/dashboard/logout">${csrfField(nav.csrfToken)}<button class="link" type="submit">${t('nav.sign_out')}</button></form></div>
 <nav aria-label="${t('app.title')}">${SECTIONS.map(
         ([section, href, key]) =>

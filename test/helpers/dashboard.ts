@@ -112,14 +112,14 @@ export async function signInByCode(h: Harness, biz: TestBusiness): Promise<Dashb
 }
 
 /** The admin CLI's link, made by the same service the CLI uses. */
-export function loginLink(h: Harness, businessId: string): Promise<string> {
+export function loginLink(h: Harness, businessId: string, userId?: string): Promise<string> {
   return new DashboardAuth({
     db: h.store.db,
     clock: h.clock,
     channel: h.services.channel,
     rateLimits: new MemoryRateLimitStore(h.clock),
     publicBaseUrl: h.config.publicBaseUrl,
-  }).createLink(businessId);
+  }).createLink(businessId, userId);
 }
 
 export async function signInByLink(h: Harness, businessId: string): Promise<DashboardClient> {

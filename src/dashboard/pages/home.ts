@@ -3,6 +3,7 @@ import { html, type Markup } from '../../paypage/html.js';
 import type { Aging, Totals } from '../../totals/aggregates.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
 import { layout } from '../layout.js';
+import { bankWaitingLink } from './bank.js';
 import { buyerItem } from './contacts.js';
 import type { View } from './view.js';
 
@@ -13,13 +14,14 @@ export interface HomeData {
   today: string;
   /** no UPI id and no payments gateway: buyers have no way to pay online */
   cannotPayOnline: boolean;
-  /** bank credits waiting for the owner's decision, when bank statements are in use */
-  bankSuggestions?: { count: number; href: string };
+
   aging: Aging;
   overdue: Array<{ id: string; contact_name: string; due_date: string; balance: number }>;
   overdueTotal: number;
   /** this month's reminders: what they cost, and the money received on the dues they reminded */
   reminders: { costPaise: number; collectedPaise: number };
+  /** bank credits waiting for the owner's decision */
+  bankWaiting: number;
   /** money the gateway received that no due took (PRODUCT part 11) */
   unapplied: {
     total: number;
@@ -72,11 +74,6 @@ ${
       : html`<h3>${t('home.owe_most')}</h3><ul class="list">${d.topBuyers.map((c) => buyerItem(v, c, d.today))}</ul>
 <p><a href="/dashboard/contacts">${t('home.all_buyers')}</a></p>`
   }</section>
-${
-  d.bankSuggestions && d.bankSuggestions.count > 0
-    ? html`<p class="notice"><a href="${d.bankSuggestions.href}">${t('home.bank_suggestions', { count: d.bankSuggestions.count })}</a></p>`
-    : ''
-}
 <div class="grid">
 ${stat(t('home.outstanding'), v.money(outstandingOfTotals(d.totals)))}
 ${stat(t('home.overdue'), v.money(d.totals.overdue.paise))}
@@ -88,7 +85,7 @@ ${stat(t('home.contacts'), String(d.totals.contactCount))}
 </div>
 <div class="cols">
 <section class="card aging" aria-labelledby="aging-h"><h2 id="aging-h">${t('home.aging')}</h2>${agingChart(v, d.aging)}</section>
-<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${
+<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${bankWaitingLink(v, d.bankWaiting)}${
     d.claims.length === 0
       ? html`<p class="muted">${t('home.no_claims')}</p>`
       : html`<ul class="list">${d.claims.map(

@@ -126,7 +126,7 @@ export async function contactRoutes(app: App) {
       try {
         return seeOther(reply, await run(v, id, request.body));
       } catch (error) {
-        const { status, flash } = formError(error);
+        const { status, flash } = formError(error, v.t);
         const { _csrf, once, ...values } = request.body;
         const shown = Object.fromEntries(
           Object.entries(values).map(([k, value]) => [
@@ -293,7 +293,7 @@ export async function contactRoutes(app: App) {
         checkBody(ReverseBody, { reason });
         await receipts.reverse(v.business, receiptId, reason);
       } catch (error) {
-        const { status, flash } = formError(error);
+        const { status, flash } = formError(error, v.t);
         return sendPage(reply, status, renderConfirm(v, await reverseConfirm(v, id, receiptId, reason), flash));
       }
       return seeOther(reply, `/dashboard/contacts/${id}?ok=reversed`);

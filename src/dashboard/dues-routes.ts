@@ -195,7 +195,7 @@ export async function duesRoutes(app: App) {
       // A picked buyer of another business (or erased meanwhile) is answered as any other business's id.
       if (error instanceof AppError && error.field === 'contact_id' && error.code === 'unprocessable')
         throw errors.notFound('contact');
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderNewDue(v, values, flash));
     }
   });
@@ -218,7 +218,7 @@ export async function duesRoutes(app: App) {
       try {
         return seeOther(reply, await run(v, id, request.body));
       } catch (error) {
-        const { status, flash } = formError(error);
+        const { status, flash } = formError(error, v.t);
         const edit: DueFormValues | undefined = editValues
           ? {
               amount: request.body.amount ?? '',
@@ -328,7 +328,7 @@ export async function duesRoutes(app: App) {
           if (decision === 'confirm') await services.claims.confirm(v.business, id, claimId, {});
           else await services.claims.reject(v.business, id, claimId);
         } catch (error) {
-          const { status, flash } = formError(error);
+          const { status, flash } = formError(error, v.t);
           return sendPage(reply, status, renderDue(v, await detail(v, id), flash));
         }
         return seeOther(reply, `/dashboard/dues/${id}?ok=${decision === 'confirm' ? 'confirmed' : 'rejected'}`);

@@ -127,7 +127,7 @@ export async function signedInRoutes(app: App) {
         ...(values.reminder_steps !== '' && { reminderSteps: values.reminder_steps }),
       });
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderSettings(v, values, flash));
     }
     return seeOther(reply, '/dashboard/settings?ok=settings');
@@ -187,7 +187,7 @@ export async function signedInRoutes(app: App) {
       const created = await webhooks.create(v.business, input);
       return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newSecret: created.secret })));
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderDevelopers(v, await developers(v, { url }), flash));
     }
   });

@@ -455,7 +455,7 @@ describe('settings', () => {
     });
     const home = await client.get('/dashboard');
     expect(home.text).toContain('<html lang="hi">');
-    expect(textOf(home.text)).toContain('लेने हैं');
+    expect(textOf(home.text)).toContain('कुल बकाया');
     expect(textOf(home.text)).toContain('Sharma Traders');
   });
 });

@@ -154,6 +154,12 @@ describe('admin CLI', () => {
       [['login-link', '--business', 'nope'], 'no business "nope"'],
       [['chat', '--business', 'nope', 'add Ravi 500'], 'no business "nope"'],
       [['messages', '--business', 'nope'], 'no business "nope"'],
+      [
+        ['user', 'add', '--business', 'nope', '--name', 'Asha', '--phone', uniquePhone(), '--role', 'viewer'],
+        'no business "nope"',
+      ],
+      [['user', 'remove', '--business', id, '--user', 'nope'], 'no user "nope"'],
+      [['login-link', '--business', id, '--user', 'nope'], 'no user "nope"'],
     ];
     for (const [args, message] of cases) {
       const res = await cli(...args, '--json');

@@ -53,7 +53,7 @@ export function allowOnly(values: Values, allowed: string[]) {
 }
 
 /** The options whose value is a row's id, and what that row is called in a message. */
-const ID_OPTIONS = { business: 'business', contact: 'contact', id: 'API key' } as const;
+const ID_OPTIONS = { business: 'business', contact: 'contact', user: 'user', id: 'API key' } as const;
 
 /**
  * Every id option of every command is checked here, before the command opens the store: a value

@@ -38,6 +38,8 @@ interface World {
   dueB: string;
   contactB: string;
   claimA: string;
+  /** a receipt from buyer A */
+  receiptA: string;
 }
 
 async function world(): Promise<World> {
@@ -58,7 +60,17 @@ async function world(): Promise<World> {
   await biz.patch(`/v1/contacts/${a.contact_id}`, { assigned_to: users.collector.id });
   await claimPayment(h, a.pay_page_url, 'UTR4455667788');
   const claimA = (await biz.get(`/v1/transactions/${a.id}/claims`)).body.data[0].id;
-  return { biz, users, dueA: a.id, contactA: a.contact_id, dueB: b.id, contactB: b.contact_id, claimA };
+  const receipt = await biz.post(`/v1/contacts/${a.contact_id}/payments`, { amount_paise: 5_000 });
+  return {
+    biz,
+    users,
+    dueA: a.id,
+    contactA: a.contact_id,
+    dueB: b.id,
+    contactB: b.contact_id,
+    claimA,
+    receiptA: receipt.body.data.id,
+  };
 }
 
 /** Everything an action could change, read through the API (key usage times left out). */
@@ -72,6 +84,8 @@ async function snapshot(w: World) {
     dueA: await read(`/v1/transactions/${w.dueA}`),
     dueB: await read(`/v1/transactions/${w.dueB}`),
     claims: await read(`/v1/transactions/${w.dueA}/claims`),
+    receipts: await read(`/v1/contacts/${w.contactA}/payments`),
+    bank: await read('/v1/bank-credits'),
     dues: await read('/v1/transactions?limit=200'),
     contacts: await read('/v1/contacts?limit=200'),
     // /v1/me leaves out the settings (UPI id, reminder steps): the row itself
@@ -109,6 +123,11 @@ const DASHBOARD: Record<Action, (w: World) => Request> = {
     url: `/dashboard/dues/${w.dueA}/payments`,
     form: { amount: '100', once: once() },
   }),
+  'payments.reverse': (w) => ({
+    method: 'POST',
+    url: `/dashboard/contacts/${w.contactA}/payments/${w.receiptA}/reverse`,
+    form: { reason: 'cheque bounced' },
+  }),
   'reminders.send': (w) => ({ method: 'POST', url: `/dashboard/dues/${w.dueA}/remind` }),
   'claims.decide': (w) => ({ method: 'POST', url: `/dashboard/dues/${w.dueA}/claims/${w.claimA}/reject` }),
   'contacts.read': (w) => ({ method: 'GET', url: `/dashboard/contacts/${w.contactA}` }),
@@ -123,6 +142,15 @@ const DASHBOARD: Record<Action, (w: World) => Request> = {
     form: { csv: 'contact_name,amount,due_date\nZed Mart,500,2026-03-25\n', action: 'import', once: once() },
   }),
   export: () => ({ method: 'GET', url: '/dashboard/export' }),
+  'bank.read': () => ({ method: 'GET', url: '/dashboard/bank' }),
+  'bank.manage': () => ({
+    method: 'POST',
+    url: '/dashboard/bank',
+    form: {
+      statement:
+        'Statement of account\n\nDate,Narration,Ref No.,Withdrawal,Deposit,Balance\n09/03/2026,"UPI/CR/123456789012/SOMEONE",,,"777.00",\n',
+    },
+  }),
   'settings.read': () => ({ method: 'GET', url: '/dashboard/settings' }),
   'settings.edit': () => ({ method: 'POST', url: '/dashboard/settings', form: { upi_id: 'shop@okbank' } }),
   'developers.read': () => ({ method: 'GET', url: '/dashboard/developers' }),

@@ -28,6 +28,8 @@ export const PERMISSIONS = {
   'dues.delete': BOOKKEEPERS,
   /** a payment, mark-paid, a receipt */
   'payments.record': COLLECTORS,
+  /** reverse a receipt (its money comes off the dues it paid) */
+  'payments.reverse': BOOKKEEPERS,
   'reminders.send': COLLECTORS,
   /** confirm or reject a buyer's "I have paid" */
   'claims.decide': BOOKKEEPERS,
@@ -35,6 +37,10 @@ export const PERMISSIONS = {
   /** pause a buyer's reminders, assign a buyer */
   'contacts.edit': BOOKKEEPERS,
   import: BOOKKEEPERS,
+  /** bank statements and their credits */
+  'bank.read': READERS,
+  /** upload a statement, apply or ignore a credit */
+  'bank.manage': BOOKKEEPERS,
   export: READERS,
   'settings.read': READERS,
   'settings.edit': BOOKKEEPERS,

@@ -12,6 +12,7 @@ const SECTION_ACTIONS: ReadonlyArray<[Section, Action]> = [
   ['home', 'summary.read'],
   ['dues', 'summary.read'],
   ['contacts', 'contacts.read'],
+  ['bank', 'bank.read'],
   ['import', 'import'],
   ['settings', 'settings.read'],
   ['developers', 'developers.read'],

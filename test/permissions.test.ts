@@ -60,7 +60,16 @@ async function world(): Promise<World> {
   await biz.patch(`/v1/contacts/${a.contact_id}`, { assigned_to: users.collector.id });
   await claimPayment(h, a.pay_page_url, 'UTR4455667788');
   const claimA = (await biz.get(`/v1/transactions/${a.id}/claims`)).body.data[0].id;
-  const receipt = await biz.post(`/v1/contacts/${a.contact_id}/payments`, { amount_paise: 5_000 });
+  // The receipt pays an older due of A's, so that due A itself has no payment (it can be deleted).
+  const older = await biz.post('/v1/transactions', {
+    contact_id: a.contact_id,
+    amount_paise: 5_000,
+    due_date: '2026-03-01',
+  });
+  const receipt = await biz.post(`/v1/contacts/${a.contact_id}/payments`, {
+    amount_paise: 5_000,
+    allocations: [{ transaction_id: older.body.data.id, amount_paise: 5_000 }],
+  });
   return {
     biz,
     users,
@@ -69,7 +78,7 @@ async function world(): Promise<World> {
     dueB: b.id,
     contactB: b.contact_id,
     claimA,
-    receiptA: receipt.body.data.id,
+    receiptA: receipt.body.data.receipt.id,
   };
 }
 

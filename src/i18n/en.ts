@@ -266,7 +266,7 @@ export const en = {
   'pay.too_many': 'This payment has been reported several times recently. Try again in {minutes} minutes.',
   'pay.reference_too_long': 'The reference can be at most {max} characters.',
   'pay.reference_unprintable': 'The reference can only contain printable characters.',
-  // The owner's ledger: Home's buyers, the buyer's page, statements, confirmations, merging buyers.
+  // The owner's ledger: Home's buyers, the buyer's page, statements, confirmations.
   'common.cancel': 'Cancel',
   'home.to_collect': 'To collect',
   'home.owe_most': 'Buyers who owe most',
@@ -341,17 +341,6 @@ export const en = {
   'confirm.mark_paid_text': '{contact}: the balance of {amount} (due {date}) will be recorded as received.',
   'confirm.delete_title': 'Delete this due?',
   'confirm.delete_text': "{contact}'s due of {amount} (due {date}) will be removed.",
-  'merge.title': 'Merge with another buyer',
-  'merge.help': 'If two buyers are one person, move the other one’s dues, payments and messages to {name}.',
-  'merge.other': 'Name of the other buyer',
-  'merge.find': 'Find',
-  'merge.none': 'No other buyer matches.',
-  'merge.pick': 'Merge this buyer into {name}',
-  'merge.confirm_title': 'Merge {other} into {kept}?',
-  'merge.confirm_text':
-    "{other}'s dues, payments, claims and messages move to {kept}, and {other} is removed. This cannot be undone.",
-  'merge.button': 'Yes, merge',
-  'merge.done': 'The buyers were merged.',
   'refusal.received_on': '{message}',
   'refusal.reason': '{message}',
   'refusal.language': '{message}',

@@ -288,6 +288,8 @@ export const en = {
   'field.buyer_language': 'Language of messages and pages for this buyer',
   'field.received_on': 'Received on',
   'language.business': 'Same as the business',
+  'language.en': 'English',
+  'language.hi': 'Hindi (हिंदी)',
   'ledger.to_collect': 'To collect: {amount}',
   'ledger.advance': 'Advance: {amount}',
   'ledger.settled': 'Nothing to collect',

@@ -303,6 +303,8 @@ export const hi = {
   'field.buyer_language': 'इस ग्राहक के संदेशों और पेज की भाषा',
   'field.received_on': 'जमा की तारीख़',
   'language.business': 'कारोबार वाली भाषा',
+  'language.en': 'अंग्रेज़ी',
+  'language.hi': 'हिंदी',
   'ledger.to_collect': 'बकाया: {amount}',
   'ledger.advance': 'अग्रिम: {amount}',
   'ledger.settled': 'कुछ बकाया नहीं',

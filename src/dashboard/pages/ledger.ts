@@ -135,8 +135,8 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
 <label for="edit-phone">${t('field.phone')}</label><input id="edit-phone" name="phone" type="tel" maxlength="40" value="${val('phone', contact.phone ? `+${contact.phone}` : '')}">
 <label for="edit-language">${t('field.buyer_language')}</label><select id="edit-language" name="language">
 <option value=""${language === '' ? html` selected` : ''}>${t('language.business')}</option>
-<option value="en"${language === 'en' ? html` selected` : ''}>English</option>
-<option value="hi"${language === 'hi' ? html` selected` : ''} lang="hi">हिन्दी</option></select>
+<option value="en"${language === 'en' ? html` selected` : ''}>${t('language.en')}</option>
+<option value="hi"${language === 'hi' ? html` selected` : ''}>${t('language.hi')}</option></select>
 <div class="actions"><button type="submit">${t('ledger.edit')}</button></div></form>
 <form method="post" action="${base}/reminders">${csrfField(v.csrfToken)}
 <input type="hidden" name="reminders_paused" value="${contact.reminders_paused ? 'false' : 'true'}">

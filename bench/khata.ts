@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { freePort, start, stop } from './lib.js';
+import { benchDatabaseUrl, startApi } from './scale.js';
 import { seedScale } from './scale-seed.js';
 
 /**
@@ -33,22 +33,6 @@ function arg(name: string): string | undefined {
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-async function benchDatabaseUrl(): Promise<string> {
-  const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/receivables_bench_scale';
-  const admin = new URL(url);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  return url;
-}
-
 const dues = Number(arg('--dues') ?? 1_000_000);
 const history = Number(arg('--history') ?? 10_000);
 const rounds = Number(arg('--rounds') ?? 5);
@@ -59,32 +43,7 @@ const databaseUrl = store === 'postgres' ? await benchDatabaseUrl() : undefined;
 process.stderr.write(`khata: ${dues} dues on ${store} (seeded, or reused on SQLite)\n`);
 const { dataDir, data } = await seedScale({ dues, databaseUrl, fresh: store === 'postgres' });
 
-const apiPort = await freePort();
-const server = await start(
-  'src/server.ts',
-  [],
-  {
-    PORT: String(apiPort),
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl ?? '',
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    AUTH_FAILURES_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'warn',
-    WORKERS: 'off',
-    RESPONSE_CACHE_MB: '0',
-    ...(databaseUrl && { ENCRYPTION_KEY: '0'.repeat(64) }),
-  },
-  '',
-);
-const api = `http://127.0.0.1:${apiPort}`;
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${api}/healthz`)).ok) break;
-  } catch {}
-  if (server.exitCode !== null) throw new Error(`the API exited (${server.exitCode}) before it was healthy`);
-  if (i > 6000) throw new Error('the API did not become healthy within 10 minutes');
-  await new Promise((r) => setTimeout(r, 100));
-}
+const { server, base: api } = await startApi(dataDir, databaseUrl);
 
 const agent = new Agent({ connections: 4 });
 async function call(base: string, method: 'GET' | 'POST', p: string, body?: unknown, key = data.apiKey) {

@@ -7,6 +7,7 @@ import { bulkRoutes } from './bulk/routes.js';
 import { businessRoutes } from './businesses/routes.js';
 import { Business } from './businesses/schema.js';
 import { whatsappWebhookRoutes } from './channels/whatsapp-webhook.js';
+import { accountClaimRoutes, accountClaimSchemas } from './claims/account-routes.js';
 import { claimRoutes, claimSchemas } from './claims/routes.js';
 import { contactRoutes, contactSchemas } from './contacts/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...webhookSchemas,
     ...eventSchemas,
     ...claimSchemas,
+    ...accountClaimSchemas,
     ...receiptSchemas,
     ...bankSchemas,
     ...statementSchemas,
@@ -152,6 +154,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(transactionRoutes);
       await v1.register(bulkRoutes);
       await v1.register(claimRoutes);
+      await v1.register(accountClaimRoutes);
       await v1.register(receiptRoutes);
       await v1.register(bankRoutes);
       await v1.register(statementRoutes);

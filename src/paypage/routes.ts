@@ -11,7 +11,7 @@ import { PayPageService } from './service.js';
  * The token in the URL is the only credential, so the page never lets it leak: no referrer, no
  * caching, no indexing, no framing, and a CSP under which nothing but the page's own style loads.
  */
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -33,14 +33,14 @@ const GONE_PAGE = renderMessage(
   'This payment request was withdrawn by the business, so there is nothing to pay here. Ask the business if you think this is a mistake.',
 );
 
-function sendHtml(reply: FastifyReply, status: number, page: string, headers = SECURITY_HEADERS) {
+export function sendHtml(reply: FastifyReply, status: number, page: string, headers = SECURITY_HEADERS) {
   return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 }
 
 const GATEWAY_DOWN = 'Online payment is not available right now. Please try again in a few minutes.';
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
-function parseForm(body: string): Record<string, string> {
+export function parseForm(body: string): Record<string, string> {
   const form: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(body)) if (!(key in form)) form[key] = value;
   return form;

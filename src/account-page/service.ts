@@ -133,7 +133,12 @@ export class AccountPageService {
     if (!page) return { kind: 'not_found' } as const;
     const entered = { amount: (form.amount ?? '').trim(), reference: (form.reference ?? '').trim() };
     const amountPaise = parseRupees(entered.amount);
-    const invalid = (field: AccountClaimError): AccountClaimOutcome => ({ kind: 'invalid', page, field, form: entered });
+    const invalid = (field: AccountClaimError): AccountClaimOutcome => ({
+      kind: 'invalid',
+      page,
+      field,
+      form: entered,
+    });
     if (amountPaise === null) return invalid('amount');
     if (entered.reference.length > REFERENCE_MAX || !isCleanText(entered.reference)) return invalid('reference');
 

@@ -23,9 +23,9 @@ export function upiLinkFor(page: PayPage): string | null {
 }
 
 /** The same link as a QR code, drawn server-side as inline SVG (no image request, no script). */
-async function qrSvg(link: string): Promise<Markup> {
+export async function qrSvg(link: string, label = 'UPI QR code'): Promise<Markup> {
   const svg = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-  return trusted(svg.replace('<svg ', '<svg role="img" aria-label="UPI QR code" '));
+  return trusted(svg.replace('<svg ', html`<svg role="img" aria-label="${label}" `.value));
 }
 
 function details(page: PayPage): Markup {

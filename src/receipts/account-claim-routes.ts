@@ -1,16 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { presentAccountClaim } from '../claims/presenter.js';
+import { AccountClaim, ClaimParams, ConfirmAccountClaimBody, EmptyBody } from '../claims/schema.js';
 import { presentContactWithBalances } from '../contacts/presenter.js';
 import { ContactWithBalances } from '../contacts/schema.js';
 import { absentBodyIsEmptyObject } from '../http/body.js';
 import { Data, errorResponses, IdParams, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
-import { presentReceipt } from '../receipts/presenter.js';
-import { Receipt } from '../receipts/schema.js';
 import { presentTransaction } from '../transactions/presenter.js';
 import { Transaction } from '../transactions/schema.js';
-import { presentAccountClaim } from './presenter.js';
-import { AccountClaim, ClaimParams, ConfirmAccountClaimBody, EmptyBody } from './schema.js';
+import { presentReceipt } from './presenter.js';
+import { Receipt } from './schema.js';
 
 /**
  * The account page's "I have paid" claims (an amount and a reference for the buyer's whole

@@ -39,6 +39,8 @@ import { statementRoutes, statementSchemas } from './statements/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Aging, Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
+import { userRoutes } from './users/routes.js';
+import { userSchemas } from './users/schema.js';
 import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -123,6 +125,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...bankSchemas,
     ...statementSchemas,
     ...adjustmentSchemas,
+    ...userSchemas,
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
@@ -166,6 +169,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
+      await v1.register(userRoutes);
     },
     { prefix: '/v1' },
   );

@@ -192,7 +192,7 @@ describe('POST /a/:token/claim', () => {
   it('answers 400 with the form again, naming the problem, for a bad amount or reference; nothing recorded', async () => {
     const biz = await h.newBusiness();
     const acc = await account(biz, [[1000, '2026-12-01']]);
-    for (const fields of [
+    const bad: Record<string, string>[] = [
       {},
       { amount: '' },
       { amount: '0' },
@@ -200,7 +200,8 @@ describe('POST /a/:token/claim', () => {
       { amount: 'ten' },
       { amount: '1.234' },
       { amount: '99999999999999' },
-    ]) {
+    ];
+    for (const fields of bad) {
       const res = await claim(acc, fields);
       expect(res.status, JSON.stringify(fields)).toBe(400);
       expect(res.text).toContain('Enter the amount you paid, for example 1500 or 1500.50.');

@@ -1,36 +1,26 @@
-import { htmlLang, type MessageKey, type Translate, translator } from '../i18n/index.js';
-import { formatMoney, upiLink } from '../paypage/format.js';
+import { formatDate, formatMoney } from '../i18n/format.js';
+import { type Language, languageOf, type MessageKey, type Translate, translator } from '../i18n/index.js';
+import { upiLink } from '../paypage/format.js';
 import { html, layout, type Markup, trusted } from '../paypage/html.js';
 import { qrSvg } from '../paypage/pages.js';
 import { type AccountClaimError, type AccountPage, DUES_SHOWN, REFERENCE_MAX } from './service.js';
 
 /** The page's words, money and dates in its language (the buyer's, else the business's). */
 interface Words {
+  lang: Language;
   t: Translate;
   money(minor: number): string;
   date(date: string): string;
 }
 
 function wordsFor(page: AccountPage): Words {
+  const lang = languageOf(page.language);
   return {
-    t: translator(page.language),
-    money: (minor) => formatMoney(minor, page.currency, page.country),
-    date: (date) => dateIn(page.language, date),
+    lang,
+    t: translator(lang),
+    money: (minor) => formatMoney(lang, minor, page.currency),
+    date: (date) => formatDate(lang, date),
   };
-}
-
-// TEMPORARY until the shared i18n formatters land: a calendar date in the page's language.
-function dateIn(language: string, date: string): string {
-  return new Intl.DateTimeFormat(htmlLang(language) === 'hi' ? 'hi-IN' : 'en-IN', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  }).format(new Date(`${date}T00:00:00.000Z`));
-}
-
-function pageIn(language: string, title: string, body: Markup): string {
-  return layout(title, body).replace('<html lang="en">', `<html lang="${htmlLang(language)}">`);
 }
 
 /**
@@ -84,11 +74,11 @@ async function upiSection(page: AccountPage, w: Words): Promise<Markup | false> 
   const link = accountUpiLink(page);
   if (link === null) return false;
   return html`<section id="upi">
-<a class="button" id="upi-link" href="${link}">${w.t('account.pay_upi', { amount: w.money(page.balancePaise) })}</a>
-<figure class="qr" id="qr">${await qrSvg(link, w.t('account.qr_label'))}<figcaption>${w.t('account.scan', { upi: page.upiId ?? '' })}</figcaption></figure>
+<a class="button" id="upi-link" href="${link}">${w.t('pay.upi_button', { amount: w.money(page.balancePaise) })}</a>
+<figure class="qr" id="qr">${await qrSvg(link, w.t('pay.qr_label'))}<figcaption>${w.t('pay.upi_scan', { upi: page.upiId ?? '' })}</figcaption></figure>
 ${
   page.paymentReference !== null &&
-  html`<dl><dt>${w.t('account.bank_reference')}</dt><dd id="payment-reference">${page.paymentReference}</dd></dl>`
+  html`<dl><dt>${w.t('pay.reference')}</dt><dd id="payment-reference">${page.paymentReference}</dd></dl>`
 }
 </section>`;
 }
@@ -99,7 +89,7 @@ function onlineSection(page: AccountPage, token: string, online: OnlineAccountPa
 <form method="post" action="/a/${token}/online">
 <button type="submit" id="pay-online"${hasUpi ? trusted(' class="secondary"') : ''}>${w.t('account.pay_online', { amount: w.money(page.balancePaise) })}</button>
 </form>
-${online.failed === true && html`<p class="error" role="alert" id="online-error">${w.t('account.online_failed')}</p>`}
+${online.failed === true && html`<p class="error" role="alert" id="online-error">${w.t('pay.online_unavailable')}</p>`}
 </section>`;
 }
 
@@ -147,12 +137,12 @@ ${
 <input id="amount" name="amount" required inputmode="decimal" autocomplete="off" value="${state?.amount ?? ''}"${
     state?.error === 'amount' ? trusted(' aria-invalid="true" aria-describedby="claim-error"') : ''
   }>
-<label for="reference">${t('account.claim_reference')}</label>
+<label for="reference">${t('pay.reference_field')}</label>
 <input id="reference" name="reference" maxlength="${REFERENCE_MAX}" autocomplete="off" value="${state?.reference ?? ''}"${
     state?.error === 'reference' ? trusted(' aria-invalid="true" aria-describedby="claim-error"') : ''
   }>
 ${state !== undefined && html`<p class="error" role="alert" id="claim-error">${t(CLAIM_ERRORS[state.error])}</p>`}
-<button type="submit" class="secondary">${t('account.claim_submit')}</button>
+<button type="submit" class="secondary">${t('pay.claim')}</button>
 </form>
 </section>`;
 }
@@ -180,11 +170,12 @@ ${duesSection(page, w)}
 ${paymentsSection(page, w)}
 ${claimSection(page, token, claim, w)}
 </div>`;
-  return pageIn(page.language, t('account.title', { business: page.businessName }), body);
+  return layout(w.lang, t('account.title', { business: page.businessName }), body);
 }
 
 /** A page with only a heading and a sentence (not found, too many claims), in a language. */
 export function renderAccountMessage(language: string, title: MessageKey, text: MessageKey, params = {}): string {
-  const t = translator(language);
-  return pageIn(language, t(title), html`<div class="card"><h1>${t(title)}</h1><p>${t(text, params)}</p></div>`);
+  const lang = languageOf(language);
+  const t = translator(lang);
+  return layout(lang, t(title), html`<div class="card"><h1>${t(title)}</h1><p>${t(text, params)}</p></div>`);
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/types.js';
+import { acceptedLanguage } from '../i18n/index.js';
 import { contentSecurityPolicy } from '../paypage/html.js';
 import { parseForm, payPageErrorHandler, SECURITY_HEADERS, sendHtml } from '../paypage/routes.js';
 import { renderAccountMessage, renderAccountPage } from './pages.js';
@@ -15,9 +16,6 @@ const NOT_FOUND = {
 };
 const notFound = (request: FastifyRequest, reply: FastifyReply) =>
   sendHtml(reply, 404, NOT_FOUND[acceptedLanguage(request.headers['accept-language'])]);
-
-// TEMPORARY until i18n's acceptedLanguage lands on main.
-const acceptedLanguage = (header: string | undefined) => (/^\s*hi\b/i.test(header ?? '') ? 'hi' : 'en');
 
 type TokenRoute = { Params: { token: string } };
 

@@ -57,7 +57,9 @@ export async function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'language'>>,
+  patch: Partial<
+    Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'language' | 'assigned_to'>
+  >,
   at: string,
 ) {
   const updated = await db

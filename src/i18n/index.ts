@@ -16,6 +16,14 @@ export function languageOf(tag: string | null | undefined): Language {
   return tag?.toLowerCase().startsWith('hi') ? 'hi' : 'en';
 }
 
+/**
+ * The language a browser asks for first (`Accept-Language: hi-IN,hi;q=0.9,en;q=0.8`), for the
+ * pages that know no business or buyer yet (sign-in, an unknown pay link).
+ */
+export function acceptedLanguage(header: string | undefined): Language {
+  return /^\s*hi\b/i.test(header ?? '') ? 'hi' : 'en';
+}
+
 /** Whether a text built at run time (e.g. `step_reason.${reason}`) is a key of the catalogue. */
 export function isMessageKey(key: string): key is MessageKey {
   return Object.hasOwn(en, key);

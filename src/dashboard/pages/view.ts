@@ -1,12 +1,18 @@
 import type { BusinessRow } from '../../businesses/repository.js';
-import { formatDate, formatInstant, formatMoney } from '../../paypage/format.js';
+import { formatDate, formatInstant, formatMoney } from '../../i18n/format.js';
+import { type Language, languageOf } from '../../i18n/index.js';
 import { html, type Markup } from '../../paypage/html.js';
+import type { SessionUser } from '../auth.js';
 import { type Translate, translator } from '../i18n.js';
 import type { PageChrome, Section } from '../layout.js';
 
 /** What every signed-in page is rendered with: the business's words, money and time zone. */
 export interface View {
   business: BusinessRow;
+  /** who is signed in: what they may do decides which forms a page shows (users/permissions.ts) */
+  user: SessionUser;
+  /** the business's language: every word, date and number of the page */
+  lang: Language;
   t: Translate;
   csrfToken: string;
   money(paise: number | string): string;
@@ -15,20 +21,24 @@ export interface View {
   chrome(title: string, current: Section, flash?: PageChrome['flash']): PageChrome;
 }
 
-export function viewFor(business: BusinessRow, csrfToken: string): View {
-  const t = translator(business.language);
+export function viewFor(business: BusinessRow, csrfToken: string, user: SessionUser): View {
+  const lang = languageOf(business.language);
+  const t = translator(lang);
   return {
     business,
+    user,
+    lang,
     t,
     csrfToken,
-    money: (paise) => formatMoney(Number(paise), business.currency, business.country),
-    date: (isoDate) => formatDate(isoDate.slice(0, 10)),
-    instant: (iso) => formatInstant(iso, business.timezone),
+    money: (paise) => formatMoney(lang, Number(paise), business.currency),
+    date: (isoDate) => formatDate(lang, isoDate),
+    instant: (iso) => formatInstant(lang, iso, business.timezone),
     chrome: (title, current, flash) => ({
       t,
       language: business.language,
       title,
-      nav: { businessName: business.name, current, csrfToken },
+      // Staff see whose session it is; the owner's name is the business's own.
+      nav: { businessName: business.name, userName: user.role === 'owner' ? '' : user.name, current, csrfToken },
       flash,
     }),
   };

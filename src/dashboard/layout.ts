@@ -47,7 +47,7 @@ form.inline{display:inline}
 .muted{color:#4b5563;font-size:.875rem}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-top:.75rem}
 .aging svg{width:100%;height:auto;display:block}
-.choices{list-style:none;margin:.25rem 0;padding:0}.choices li{margin:.5rem 0}.choices .muted{display:block;margin-top:.125rem}
+.choices{list-style:none;margin:.25rem 0;padding:0}.choices li{display:block;margin:.5rem 0;padding:0;border:0}.choices .muted{display:block;margin-top:.125rem}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
 `.trim();
 

@@ -157,7 +157,7 @@ export async function signedInRoutes(app: App) {
         ...(reminderSteps !== '' && { reminderSteps }),
       });
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderSettings(v, { upi_id: upiId ?? '', reminder_steps: reminderSteps }, flash));
     }
     return seeOther(reply, '/dashboard/settings?ok=settings');
@@ -217,7 +217,7 @@ export async function signedInRoutes(app: App) {
       const created = await webhooks.create(v.business, input);
       return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newSecret: created.secret })));
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderDevelopers(v, await developers(v, { url }), flash));
     }
   });

@@ -58,7 +58,7 @@ export async function updateContact(
   businessId: string,
   id: string,
   patch: Partial<
-    Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'language' | 'assigned_to'>
+    Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'assigned_to' | 'language'>
   >,
   at: string,
 ) {

@@ -18,6 +18,7 @@ import { fuzzyQuery } from './fuzzy.js';
 import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
+import { editDistance, isCloseName } from './similar.js';
 
 export interface ContactStanding {
   paymentScore: number;
@@ -58,6 +59,9 @@ export interface CreatedContact {
   standing: ContactStanding;
   created: boolean;
 }
+
+/** Candidates read per lookup when looking for a close name. */
+const SIMILAR_READ = 20;
 
 /** Names looked up and contacts written per statement by findOrCreateMany (well under every store's parameter limit). */
 const MANY_CONTACTS = 500;
@@ -214,6 +218,36 @@ export class ContactService {
     return { contact, standing, created };
   }
 
+  /**
+   * Contacts whose name is close to `name` (similar.ts), closest first, at most `limit`; when a
+   * contact has exactly this name (case-insensitively) it alone. Found through the indexes, never a
+   * scan of the business's contacts: the names holding the typed one, and the names with a word
+   * within one typo of each typed word (the fuzzy search's terms); those are then measured.
+   */
+  async similar(
+    business: BusinessRow,
+    name: string,
+    limit = 3,
+  ): Promise<{ exact: boolean; contacts: repo.ContactRow[] }> {
+    const db = this.deps.db;
+    const key = contactNameKey(name);
+    const exact = await repo.findContactByNameKey(db, business.id, key);
+    if (exact) return { exact: true, contacts: [exact] };
+    if (Array.from(key).length < 2) return { exact: false, contacts: [] };
+    const found = new Map<string, repo.ContactRow>();
+    const add = (rows: repo.ContactRow[]) => {
+      for (const row of rows) if (isCloseName(key, row.name_key)) found.set(row.id, row);
+    };
+    const search = { search: key, searchTrigrams: await repo.trigramsNarrow(db, business.id, key) };
+    add(await repo.listContacts(db, business.id, search, SIMILAR_READ, 0));
+    for (const word of fuzzyQuery(name) ?? []) {
+      const fuzzyName = await rarestFirst(db, business.id, [word]);
+      add(await repo.listContacts(db, business.id, { fuzzyName }, SIMILAR_READ, 0));
+    }
+    const rank = (row: repo.ContactRow) => editDistance(key, row.name_key, 120);
+    return { exact: false, contacts: [...found.values()].sort((a, b) => rank(a) - rank(b)).slice(0, limit) };
+  }
+
   /** The buyer's chat replies, newest first (PRODUCT part 13: kept for the business to read). */
   async replies(business: BusinessRow, id: string, limit: number) {
     const contact = await repo.findContact(this.deps.db, business.id, id);
@@ -342,7 +376,7 @@ export class ContactService {
     return position;
   }
 
-  /** `language` (the buyer's pages' language, null for the business's) is the dashboard's to set. */
+  /** `language`: the buyer's pages' language (en or hi), null for the business's. */
   async update(business: BusinessRow, id: string, input: UpdateContactInput & { language?: 'en' | 'hi' | null }) {
     const patch: Parameters<typeof repo.updateContact>[3] = {};
     if (input.language !== undefined) patch.language = input.language;

@@ -49,6 +49,8 @@ export interface BusinessTotalsTable {
   paid_count: number;
   paid_paise: number;
   contact_count: number;
+  /** the business's contacts' unused credit (sum of contacts.credit_paise) */
+  credit_paise: Generated<number>;
   /** moves with every change to the business's dues or contacts (triggers; see its migration) */
   data_version: Generated<number>;
   /** PostgreSQL only: which of the business's rows (totals/aggregates.ts SHARD); SQLite has one row */

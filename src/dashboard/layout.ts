@@ -49,6 +49,7 @@ form.inline{display:inline}
 .aging svg{width:100%;height:auto;display:block}
 .choices{list-style:none;margin:.25rem 0;padding:0}.choices li{display:block;margin:.5rem 0;padding:0;border:0}.choices .muted{display:block;margin-top:.125rem}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
+code{overflow-wrap:anywhere}
 `.trim();
 
 /** Progressive enhancement: the copy button and the file picker appear and work only with JavaScript. */

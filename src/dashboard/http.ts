@@ -50,6 +50,8 @@ const OUTCOMES: Record<string, MessageKey> = {
   imported: 'due.imported',
   rejected: 'due.claim_rejected',
   settings: 'settings.saved',
+  received: 'ledger.received',
+  reversed: 'ledger.reversed_ok',
   test: 'developers.test_sent',
   redelivered: 'developers.redelivered',
   replayed: 'developers.replayed',

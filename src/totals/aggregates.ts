@@ -50,6 +50,7 @@ const TOTALS_COLUMNS = [
   'paid_count',
   'paid_paise',
   'contact_count',
+  'credit_paise',
 ] as const;
 type TotalsColumn = (typeof TOTALS_COLUMNS)[number];
 
@@ -74,6 +75,10 @@ const dayUpsert = (table: 'pending_by_day' | 'open_by_day', first: number) => `
   on conflict (business_id, due_date, shard)
   do update set due_count = d.due_count + excluded.due_count, due_paise = d.due_paise + excluded.due_paise`;
 
+/** APPLY_DELTAS' parameters: the business, one per totals column, then 3 per day table, then the month's 3. */
+const FIRST_DAY_PARAM = TOTALS_COLUMNS.length + 2;
+const MONTH_PARAM = FIRST_DAY_PARAM + 6;
+
 /**
  * Every aggregate delta of a write in one statement, one text for every writer (a named prepared
  * statement): the shard's totals row (made on first use), then the days' and the month's rows,
@@ -92,11 +97,12 @@ const APPLY_DELTAS = `with totals as (
   do update set ${TOTALS_COLUMNS.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')},
     data_version = t.data_version + 1
   returning business_id, shard
-), pending_day as (${dayUpsert('pending_by_day', 9)}
-), open_day as (${dayUpsert('open_by_day', 12)}
+), pending_day as (${dayUpsert('pending_by_day', FIRST_DAY_PARAM)}
+), open_day as (${dayUpsert('open_by_day', FIRST_DAY_PARAM + 3)}
 ), paid_month as (
   insert into paid_by_month as m (business_id, shard, month, due_count, due_paise)
-  select totals.business_id, totals.shard, $15::text, $16::int, $17::bigint from totals where $15::text is not null
+  select totals.business_id, totals.shard, $${MONTH_PARAM}::text, $${MONTH_PARAM + 1}::int, $${MONTH_PARAM + 2}::bigint
+  from totals where $${MONTH_PARAM}::text is not null
   on conflict (business_id, month, shard)
   do update set due_count = m.due_count + excluded.due_count, due_paise = m.due_paise + excluded.due_paise
 )
@@ -504,6 +510,21 @@ export async function addMonthMoney(db: Executor, businessId: string, month: str
     .execute();
 }
 
+/**
+ * The business's contacts' credit moves by `paise` (a receipt's credit received, used by a due, or
+ * taken back by a reversal), in the transaction that moves the contact's own: the summary's
+ * credit_paise is then read from the totals, not summed over contacts.
+ */
+export async function addCredit(db: Executor, businessId: string, paise: number) {
+  if (paise === 0) return;
+  if (isPostgres(db)) return applyDeltas(db, businessId, { totals: { credit_paise: paise } });
+  await db
+    .updateTable('business_totals')
+    .set({ credit_paise: sql`credit_paise + ${paise}` })
+    .where('business_id', '=', businessId)
+    .execute();
+}
+
 /** A paid due leaves the paid totals (a reversal reopens it): count and whole amount. */
 export async function removePaidDue(db: Executor, businessId: string, amountPaise: number) {
   if (isPostgres(db)) return applyDeltas(db, businessId, { totals: { paid_count: -1, paid_paise: -amountPaise } });
@@ -561,7 +582,7 @@ export interface Totals {
  */
 const totalsQuery = precompiled<
   { businessId: string; today: string; month: string },
-  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise' | 'credit_paise', number | string | null>
+  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise', number | string | null>
 >((db, arg) =>
   db
     .selectFrom('business_totals')
@@ -585,13 +606,6 @@ const totalsQuery = precompiled<
         .where('business_id', '=', arg('businessId'))
         .where('month', '=', arg('month'))
         .as('paid_month_paise'),
-      // The contacts' credit: those holding some (a partial index; credit is used at once, so few).
-      eb
-        .selectFrom('contacts')
-        .select(sql<number>`sum(credit_paise)`.as('n'))
-        .where('business_id', '=', arg('businessId'))
-        .where('credit_paise', '>', 0)
-        .as('credit_paise'),
     ])
     .where('business_totals.business_id', '=', arg('businessId')),
 );

@@ -183,9 +183,16 @@ function createdEvents(business: BusinessRow, rows: readonly TransactionView[], 
  * PostgreSQL (issue 26): one new due, as insertDue, for a contact read before (by an earlier
  * request: TransactionService.createAlone keeps the contacts it has read) and not read again. Its
  * row's contact_id is the contact's id only while the contact is still the business's with the
- * name and phone the due is written with (they go into the answer and the event), else NULL, which
- * the column refuses: the whole statement fails and writes nothing (isContactChanged), and the
- * caller reads the contact again. Sent without a transaction, as one statement.
+ * name and phone the due is written with (they go into the answer and the event) and holds no
+ * credit, else NULL, which the column refuses: the whole statement fails and writes nothing
+ * (isContactChanged), and the caller reads the contact again. Sent without a transaction, as one
+ * statement.
+ *
+ * The contact's row is locked (FOR UPDATE) by that check, before the due is written: a receipt of
+ * the contact holding the lock is waited for, and the check is made again on the row it left
+ * (PostgreSQL rechecks a locked row's conditions on its latest version), so a due is never written
+ * open beside credit a concurrent receipt has just left. Locked, the contact then waits for this
+ * statement's commit before any receipt of it reads its open dues, and finds this one.
  */
 export async function insertDueForContact(
   db: Executor,
@@ -247,7 +254,7 @@ const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknow
     ...Object.fromEntries(Object.keys(STORED_COLUMNS).map((column) => [column, arg(column as keyof TransactionView)])),
     contact_id: sql`(select c.id from contacts c where c.id = ${arg('contact_id')} and c.business_id = ${arg('business_id')}
       and c.name = ${arg('contact_name')} and c.phone is not distinct from ${arg('contact_phone')}
-      and c.credit_paise = 0)`,
+      and c.credit_paise = 0 for update)`,
   } as never),
 );
 

@@ -26,6 +26,7 @@ import {
   writeDues,
 } from './new-due.js';
 import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
+import { lockContacts as lockContactRows } from './receipt-repository.js';
 import * as repo from './repository.js';
 import type {
   CreateTransactionInput,
@@ -49,6 +50,9 @@ const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, p
 
 /** How many contacts createAlone keeps (read once, then checked by the create's own statement). */
 const CONTACTS_KEPT = 10_000;
+
+/** Contacts locked per statement by lockContacts (an import's may be 10,000). */
+const CONTACTS_PER_LOCK = 1000;
 
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
@@ -126,6 +130,8 @@ export class TransactionService {
       if (!contact) {
         contact = await findContact(this.deps.db, business.id, contactId);
         if (!contact) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
+        // Holding credit: the new due is settled from it, which the one statement cannot do.
+        if (Number(contact.credit_paise) > 0) break;
       }
       try {
         const transaction = await insertDueForContact(
@@ -145,8 +151,9 @@ export class TransactionService {
         contact = undefined;
       }
     }
-    // Changed between our read and our write twice running: created as any other create is (the
-    // contact read, then the write, in one transaction), never answered as a failure.
+    // Changed between our read and our write twice running, or holding credit: created as any
+    // other create is (the contact locked and read, then the write, in one transaction), never
+    // answered as a failure.
     return this.deps.db.transaction().execute((trx) => this.createIn(trx, business, input));
   }
 
@@ -156,8 +163,10 @@ export class TransactionService {
    */
   async createIn(trx: Trx, business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction> {
     const checked = this.checkCreate(business, input);
-    const { contact, contactCreated } = await this.contactFor(trx, business, input, checked);
-    const [transaction] = await this.insertMany(trx, business, [{ input, contact }]);
+    const found = await this.contactFor(trx, business, input, checked);
+    const [contact] = await this.lockContacts(trx, business, [found.contact]);
+    const [transaction] = await this.insertMany(trx, business, [{ input, contact: contact as ContactRow }]);
+    const contactCreated = found.contactCreated;
     return { transaction: transaction as repo.TransactionView, contactCreated };
   }
 
@@ -198,6 +207,25 @@ export class TransactionService {
       checked.phone,
     );
     return { contact, contactCreated: created };
+  }
+
+  /**
+   * New dues' contacts, each with its credit as read under its row lock (PostgreSQL, in id order,
+   * held to the COMMIT), before their dues are written: whether a new due is settled from credit
+   * is decided on the committed credit, and a concurrent receipt of the contact either has
+   * committed (its credit is seen) or waits for this transaction (and then sees the new due).
+   * Every way of creating dues (a create, an import, chat, the dashboard) takes them so, before
+   * prepareMany.
+   */
+  async lockContacts(t: Executor, business: BusinessRow, contacts: readonly ContactRow[]): Promise<ContactRow[]> {
+    const credit = new Map<string, number>();
+    const ids = [...new Set(contacts.map((c) => c.id))].sort();
+    for (let start = 0; start < ids.length; start += CONTACTS_PER_LOCK) {
+      for (const row of await lockContactRows(t, business.id, ids.slice(start, start + CONTACTS_PER_LOCK))) {
+        credit.set(row.id, Number(row.credit_paise));
+      }
+    }
+    return contacts.map((c) => ({ ...c, credit_paise: credit.get(c.id) ?? c.credit_paise }));
   }
 
   /**
@@ -573,6 +601,11 @@ export class TransactionService {
 
   recordPaymentIn(trx: Trx, business: BusinessRow, transactionId: string, input: PaymentInput) {
     return recordPaymentIn(trx, business, transactionId, input, this.deps.clock.now());
+  }
+
+  /** The contact's oldest open due (due date, then creation): the one a reminder about the account is sent for. */
+  async oldestOpen(business: BusinessRow, contactId: string): Promise<repo.TransactionView | undefined> {
+    return (await repo.lockOpenDuesOfContact(this.deps.db, business.id, contactId, 1))[0];
   }
 
   /** A due's payments, oldest first (a deleted due: 404, as every read of it). */

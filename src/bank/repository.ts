@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { isPostgres } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
 import type { BankCreditTable, BankStatementTable, Executor } from '../db/schema.js';
 
 /** Lookups by value are sent in slices of this many values (bound parameters stay well under the stores' limits). */
@@ -55,7 +55,7 @@ export function lockCredit(db: Executor, businessId: string, id: string) {
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', id)
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .executeTakeFirst();
 }
 

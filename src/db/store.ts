@@ -16,6 +16,13 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 export interface Store {
   readonly kind: StoreKind;
+  /** The store's name as people read it (logs, the start-up lines). */
+  readonly name: 'SQLite' | 'PostgreSQL';
+  /**
+   * A database server of its own (PostgreSQL), which other processes and machines reach and whose
+   * backups leave this machine; SQLite is a file beside the process.
+   */
+  readonly server: boolean;
   readonly db: Db;
   /**
    * Where the long reads (the lists) run: on SQLite with read threads, a Kysely instance over
@@ -126,6 +133,8 @@ export function openStore(
     const keys = keyChanges(pool);
     return {
       kind: 'postgres',
+      name: 'PostgreSQL',
+      server: true,
       db,
       reads: db,
       // Half the pool: one business's lists leave the other half to everyone else.
@@ -162,6 +171,8 @@ export function openStore(
     : db;
   return {
     kind: 'sqlite',
+    name: 'SQLite',
+    server: false,
     db,
     reads,
     // One thread fewer than there are: another business always finds one.

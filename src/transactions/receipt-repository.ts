@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { exactTime, insertRows, isPostgres } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
+import { exactTime, insertRows } from '../db/precompiled.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 
 export function insertReceipt(db: Executor, row: ReceiptTable) {
@@ -21,7 +22,7 @@ export function findReceipt(db: Executor, businessId: string, id: string, lock =
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', id)
-    .$if(lock && isPostgres(db), (q) => q.forUpdate())
+    .$if(lock, (q) => q.$call(lockedRows(db)))
     .executeTakeFirst();
 }
 
@@ -97,7 +98,7 @@ export function lockCreditReceipts(db: Executor, contactId: string) {
     .where('credit_paise', '>', 0)
     .orderBy('created_at')
     .orderBy('id')
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .execute();
 }
 
@@ -108,7 +109,7 @@ export function lockContact(db: Executor, businessId: string, contactId: string)
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', contactId)
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .executeTakeFirst();
 }
 
@@ -122,7 +123,7 @@ export function lockContactsWithCredit(db: Executor, businessId: string, contact
     .where('id', 'in', contactIds)
     .where('credit_paise', '>', 0)
     .orderBy('id')
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .execute();
 }
 

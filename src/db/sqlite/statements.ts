@@ -1,0 +1,72 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Executor } from '../schema.js';
+
+/**
+ * SQLite's half of the store port (db/port.ts): the statements it writes its own way. Every
+ * export here has its namesake in db/postgres/statements.ts.
+ */
+
+type Select = SelectQueryBuilder<any, any, any>;
+
+/** One writer at a time: its transaction holds every row already. */
+export function lockRows<Q extends Select>(query: Q, _opts: { of?: string; skipLocked?: boolean }): Q {
+  return query;
+}
+
+export async function lockNow(_query: Select, _opts: { noKey?: boolean }): Promise<void> {}
+
+/** A writer waits busy_timeout for the write lock; there are no row locks. */
+export async function lockTimeout(_trx: Executor, _seconds: number): Promise<void> {}
+
+/** The IN list, planned with the (business_id, invoice_number) index: see bulk/repository.ts existingInvoiceNumbers. */
+export async function usedInvoiceNumbers(db: Executor, businessId: string, numbers: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('invoice_number')
+    .distinct()
+    .where('business_id', '=', businessId)
+    .where('invoice_number', 'in', numbers)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.invoice_number as string);
+}
+
+/** SQLite has one writer at a time: imports take turns without a lock of their own. */
+export async function lockImports(_trx: Executor, _businessId: string): Promise<void> {}
+
+/** SQLite's row trigger that moves a business's data version for each new due (migration 2026-11-23T01-00). */
+const INSERT_TRIGGER = 'transactions_data_version_insert';
+
+/**
+ * Runs `work` (a bulk insert of dues) without the per-row data-version trigger on inserts into
+ * transactions, which was a quarter of the cost of inserting a due: `work` moves the version
+ * itself, once per chunk (chunkWritten). The trigger is dropped and created again, from its own
+ * stored SQL, inside the caller's write transaction, so no other writer ever runs without it:
+ * SQLite has one writer at a time and this transaction holds the write lock throughout (another
+ * process's writes wait for it; this process's other transactions queue behind it on the one
+ * connection), and a failure or a crash rolls the DROP back with everything else. Readers never
+ * see the schema without it either: the DROP and the CREATE commit together.
+ */
+export async function writingDuesInChunks<T>(
+  trx: Executor,
+  businessId: string,
+  work: (chunkWritten: () => Promise<void>) => Promise<T>,
+): Promise<T> {
+  const found = await sql<{ sql: string }>`
+    select sql from sqlite_master where type = 'trigger' and name = ${INSERT_TRIGGER}`.execute(trx);
+  const definition = found.rows[0]?.sql;
+  // Not there (a schema of another shape): every row moves the version as it always did.
+  if (definition === undefined) return work(async () => {});
+  await sql`drop trigger ${sql.id(INSERT_TRIGGER)}`.execute(trx);
+  try {
+    return await work(async () => {
+      await sql`update business_totals set data_version = data_version + 1 where business_id = ${businessId}`.execute(
+        trx,
+      );
+    });
+  } finally {
+    // Also when `work` fails: a caller may keep its transaction after a refused row (the
+    // Idempotency-Key record of a 4xx answer), and the trigger must be in what it commits.
+    await sql.raw(definition).execute(trx);
+  }
+}

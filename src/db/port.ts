@@ -1,8 +1,12 @@
-import type { SelectQueryBuilder } from 'kysely';
+import type { RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { PaidSums } from '../lib/payment-score.js';
 import * as postgres from './postgres/statements.js';
+import { textSql as postgresText } from './postgres/text-sql.js';
 import { isPostgres } from './precompiled.js';
 import type { Executor } from './schema.js';
 import * as sqlite from './sqlite/statements.js';
+import { textSql as sqliteText } from './sqlite/text-sql.js';
+import type { TextSql } from './text-sql.js';
 
 /**
  * The store as the domain sees it: what the two stores do differently, behind one typed function
@@ -65,4 +69,39 @@ export function writingDuesInChunks<T>(
   work: (chunkWritten: () => Promise<void>) => Promise<T>,
 ): Promise<T> {
   return statementsOf(trx).writingDuesInChunks(trx, businessId, work);
+}
+
+/**
+ * An aggregate of one JSON array per row (`items`), in `orderBy`'s order: a JSON array of arrays,
+ * NULL over no rows. PostgreSQL hands it over parsed, SQLite as text.
+ */
+export function jsonArrays(
+  db: Executor,
+  items: readonly RawBuilder<unknown>[],
+  orderBy?: RawBuilder<unknown>,
+): RawBuilder<string | unknown[] | null> {
+  return statementsOf(db).jsonArrays(items, orderBy);
+}
+
+/** A timestamp as the API writes it (ISO 8601 UTC with milliseconds). */
+export function isoMillis(db: Executor, x: RawBuilder<unknown>): RawBuilder<string> {
+  return statementsOf(db).isoMillis(x);
+}
+
+/**
+ * Whether a name search should read its matches from a table of name trigrams: fewer than
+ * `enough()` of them (SQLite's FTS5 table; PostgreSQL has none to probe: false).
+ */
+export function fewNameTrigramMatches(db: Executor, phrase: string, enough: () => Promise<number>): Promise<boolean> {
+  return statementsOf(db).fewNameTrigramMatches(db, phrase, enough);
+}
+
+/** Adds `sums` (negative to take them out) to the contact's kept payment-score sums, in one statement. */
+export function addScoreSums(db: Executor, businessId: string, contactId: string, sums: PaidSums): Promise<void> {
+  return statementsOf(db).addScoreSums(db, businessId, contactId, sums);
+}
+
+/** The store's spelling of expressions over text (db/text-sql.ts): the export's CSV lines. */
+export function textSql(db: Executor): TextSql {
+  return isPostgres(db) ? postgresText : sqliteText;
 }

@@ -1,4 +1,5 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
 import type { Executor } from '../schema.js';
 
 /**
@@ -53,4 +54,37 @@ export function writingDuesInChunks<T>(
   work: (chunkWritten: () => Promise<void>) => Promise<T>,
 ): Promise<T> {
   return work(async () => {});
+}
+
+export function jsonArrays(items: readonly RawBuilder<unknown>[], orderBy?: RawBuilder<unknown>): RawBuilder<never> {
+  const order = orderBy ? sql` order by ${orderBy}` : sql``;
+  return sql`json_agg(json_build_array(${sql.join(items)})${order})`;
+}
+
+export function isoMillis(x: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`to_char(${x} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/** PostgreSQL's trigram index on names is weighed by its planner: no table of name trigrams to probe. */
+export async function fewNameTrigramMatches(
+  _db: Executor,
+  _phrase: string,
+  _enough: () => Promise<number>,
+): Promise<boolean> {
+  return false;
+}
+
+/** One statement; the row is locked for the UPDATE, so concurrent settlements of one contact's dues add up. */
+export async function addScoreSums(db: Executor, businessId: string, contactId: string, s: PaidSums): Promise<void> {
+  const half = HALF_LIFE_DAYS;
+  const epoch = sql`greatest(contact_scores.epoch_day, excluded.epoch_day)`;
+  const old = sql`power(2::float8, (contact_scores.epoch_day - ${epoch})::float8 / ${sql.lit(half)})`;
+  const add = sql`power(2::float8, (excluded.epoch_day - ${epoch})::float8 / ${sql.lit(half)})`;
+  await sql`insert into contact_scores (contact_id, business_id, epoch_day, weighted, weights, terms)
+    values (${contactId}, ${businessId}, ${s.epochDay}, ${s.weighted}::float8, ${s.weights}::float8, ${s.terms})
+    on conflict (contact_id) do update set
+      epoch_day = ${epoch},
+      weighted = contact_scores.weighted * ${old} + excluded.weighted * ${add},
+      weights = contact_scores.weights * ${old} + excluded.weights * ${add},
+      terms = contact_scores.terms + excluded.terms`.execute(db);
 }

@@ -1,4 +1,5 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
 import type { Executor } from '../schema.js';
 
 /**
@@ -69,4 +70,46 @@ export async function writingDuesInChunks<T>(
     // Idempotency-Key record of a 4xx answer), and the trigger must be in what it commits.
     await sql.raw(definition).execute(trx);
   }
+}
+
+export function jsonArrays(items: readonly RawBuilder<unknown>[], orderBy?: RawBuilder<unknown>): RawBuilder<never> {
+  const order = orderBy ? sql` order by ${orderBy}` : sql``;
+  return sql`json_group_array(json_array(${sql.join(items)})${order})`;
+}
+
+/** SQLite holds times as the API's ISO text already. */
+export function isoMillis(x: RawBuilder<unknown>): RawBuilder<string> {
+  return x as RawBuilder<string>;
+}
+
+/**
+ * Whether the FTS5 trigram table (migration 2026-11-24T12-00) holds fewer than `enough()` matches
+ * of `phrase`: read at most that many (none when it is 0).
+ */
+export async function fewNameTrigramMatches(
+  db: Executor,
+  phrase: string,
+  enough: () => Promise<number>,
+): Promise<boolean> {
+  const limit = await enough();
+  if (limit === 0) return false;
+  const probe = await sql<{ n: number }>`select count(*) as n from (
+      select 1 from contacts_name_fts where contacts_name_fts match ${phrase} limit ${limit}
+    )`.execute(db);
+  return Number(probe.rows[0]?.n ?? limit) < limit;
+}
+
+/** One statement: the row created, or rescaled to the later epoch and added to. */
+export async function addScoreSums(db: Executor, businessId: string, contactId: string, s: PaidSums): Promise<void> {
+  const half = HALF_LIFE_DAYS;
+  const epoch = sql`max(contact_scores.epoch_day, excluded.epoch_day)`;
+  const old = sql`pow(2.0, (contact_scores.epoch_day - ${epoch}) / ${sql.lit(`${half}.0`)})`;
+  const add = sql`pow(2.0, (excluded.epoch_day - ${epoch}) / ${sql.lit(`${half}.0`)})`;
+  await sql`insert into contact_scores (contact_id, business_id, epoch_day, weighted, weights, terms)
+    values (${contactId}, ${businessId}, ${s.epochDay}, ${s.weighted}, ${s.weights}, ${s.terms})
+    on conflict (contact_id) do update set
+      epoch_day = ${epoch},
+      weighted = contact_scores.weighted * ${old} + excluded.weighted * ${add},
+      weights = contact_scores.weights * ${old} + excluded.weights * ${add},
+      terms = contact_scores.terms + excluded.terms`.execute(db);
 }

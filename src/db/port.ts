@@ -1,12 +1,14 @@
-import type { RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { Insertable, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { PaidSums } from '../lib/payment-score.js';
 import * as postgres from './postgres/statements.js';
 import { textSql as postgresText } from './postgres/text-sql.js';
 import { isPostgres } from './precompiled.js';
-import type { Executor } from './schema.js';
+import type { Database, Executor } from './schema.js';
 import * as sqlite from './sqlite/statements.js';
 import { textSql as sqliteText } from './sqlite/text-sql.js';
+import type { TableRows } from './table-rows.js';
 import type { TextSql } from './text-sql.js';
+import type { TotalsDeltas } from './totals-deltas.js';
 
 /**
  * The store as the domain sees it: what the two stores do differently, behind one typed function
@@ -104,4 +106,48 @@ export function addScoreSums(db: Executor, businessId: string, contactId: string
 /** The store's spelling of expressions over text (db/text-sql.ts): the export's CSV lines. */
 export function textSql(db: Executor): TextSql {
   return isPostgres(db) ? postgresText : sqliteText;
+}
+
+/** Writes a change's deltas to the business's running totals, in the caller's transaction (totals/aggregates.ts). */
+export function applyTotals(db: Executor, businessId: string, deltas: TotalsDeltas): Promise<void> {
+  return statementsOf(db).applyTotals(db, businessId, deltas);
+}
+
+/** The sweeper: `count` dues worth `paise` of a past day move from stored pending to stored overdue. */
+export function movePendingDay(
+  db: Executor,
+  businessId: string,
+  dueDate: string,
+  count: number,
+  paise: number,
+): Promise<void> {
+  return statementsOf(db).movePendingToOverdue(db, businessId, dueDate, count, paise);
+}
+
+/**
+ * Inserts many `rows` into one table inside the caller's transaction, each store its fastest way
+ * (a bulk import's chunk: bench/bulk-floor.ts): SQLite one prepared single-row INSERT per row,
+ * PostgreSQL one statement with the rows as one JSON value. Every row has the same keys, and no
+ * value is undefined (give null); `omit` names keys that are not columns.
+ */
+export function insertEach<T extends keyof Database & string>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+  omit: readonly string[] = [],
+): Promise<void> {
+  return statementsOf(db).insertEach(db, table, rows, omit);
+}
+
+/**
+ * Writes several tables' new rows and then `totals`' deltas inside the caller's transaction (new
+ * dues with their reminders and events): on PostgreSQL all of it one statement (one round trip),
+ * on SQLite insertEach per table, then applyTotals.
+ */
+export function writeRows(
+  trx: Executor,
+  writes: readonly TableRows[],
+  totals?: { businessId: string; deltas: TotalsDeltas },
+): Promise<void> {
+  return statementsOf(trx).writeRows(trx, writes, totals);
 }

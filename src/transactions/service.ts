@@ -4,7 +4,6 @@ import { rarestFirst } from '../contacts/name-terms.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
-import { isPostgres } from '../db/precompiled.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
@@ -16,15 +15,7 @@ import { type ReceiptInput, recordReceiptIn, useCreditIn } from './account.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import { openDue } from './live-due.js';
-import {
-  DeferredTotals,
-  insertDueForContact,
-  isContactChanged,
-  type NewDue,
-  type PreparedDues,
-  prepareDues,
-  writeDues,
-} from './new-due.js';
+import { DeferredTotals, type NewDue, type PreparedDues, prepareDues, writeDues } from './new-due.js';
 import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
 import * as repo from './repository.js';
 import type {
@@ -47,9 +38,6 @@ const MANY_SINCE_KEPT = 1000;
 /** The statuses that are one value of `open` (the others also split on the due date). */
 const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
 
-/** How many contacts createAlone keeps (read once, then checked by the create's own statement). */
-const CONTACTS_KEPT = 10_000;
-
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
@@ -61,8 +49,6 @@ export interface CreatedTransaction {
 export class TransactionService {
   /** sinceMatchesMany's kept yes answers, oldest first */
   readonly #manySince = new Map<string, true>();
-  /** createAlone's contacts, by business and id, as last read (or written with a due) */
-  readonly #contacts = new Map<string, ContactRow>();
 
   constructor(
     private readonly deps: {
@@ -90,64 +76,10 @@ export class TransactionService {
     input: CreateTransactionInput,
     idem?: Idempotent<CreatedTransaction>,
   ): Promise<CreatedTransaction | Answer> {
-    if (
-      idem?.idempotencyKey === undefined &&
-      input.contact_id !== undefined &&
-      input.contact_phone === undefined &&
-      input.recurrence == null &&
-      isPostgres(this.deps.db)
-    ) {
-      const created = this.createAlone(business, input, input.contact_id);
-      return idem ? created.then((result) => ({ ...idem.respond(result), replayed: false })) : created;
-    }
     return this.deps.db.transaction().execute<CreatedTransaction | Answer>((trx) => {
       const work = () => this.createIn(trx, business, input);
       return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
     });
-  }
-
-  /**
-   * PostgreSQL (issue 26): a due for an existing contact, with no phone to fill in, no series and no
-   * Idempotency-Key, is written by ONE statement (new-due.ts insertDueTogether: the due, its
-   * reminders, its event and the totals), atomic by itself, so it is sent without BEGIN and COMMIT:
-   * two round trips fewer, and the business's totals row is locked only inside the server, for
-   * that statement and its commit. Anything that would write more goes through createIn.
-   *
-   * The contact is read once and kept (by business and id, at most CONTACTS_KEPT): the statement
-   * writes the due only while the contact is still the business's with the kept name and phone
-   * (insertDueForContact), so a create for a contact seen before is one round trip. When it has
-   * changed (in any process) the statement writes nothing, and the contact is read again.
-   */
-  private async createAlone(business: BusinessRow, input: CreateTransactionInput, contactId: string) {
-    this.checkCreate(business, input);
-    const key = `${business.id}/${contactId}`;
-    let contact = this.#contacts.get(key);
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      if (!contact) {
-        contact = await findContact(this.deps.db, business.id, contactId);
-        if (!contact) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
-      }
-      try {
-        const transaction = await insertDueForContact(
-          this.deps.db,
-          business,
-          this.newDue(input, contact),
-          this.deps.clock.now(),
-        );
-        if (!this.#contacts.has(key)) {
-          if (this.#contacts.size >= CONTACTS_KEPT) this.#contacts.clear();
-          this.#contacts.set(key, contact);
-        }
-        return { transaction, contactCreated: false };
-      } catch (error) {
-        this.#contacts.delete(key);
-        if (!isContactChanged(error)) throw error;
-        contact = undefined;
-      }
-    }
-    // Changed between our read and our write twice running: created as any other create is (the
-    // contact read, then the write, in one transaction), never answered as a failure.
-    return this.deps.db.transaction().execute((trx) => this.createIn(trx, business, input));
   }
 
   /**

@@ -7,6 +7,9 @@ import type { Executor } from '../schema.js';
  * export here has its namesake in db/sqlite/statements.ts.
  */
 
+export { applyTotals, movePendingToOverdue } from './totals.js';
+export { insertEach, writeRows } from './writes.js';
+
 type Select = SelectQueryBuilder<any, any, any>;
 
 export function lockRows<Q extends Select>(query: Q, opts: { of?: string; skipLocked?: boolean }): Q {

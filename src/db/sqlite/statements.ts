@@ -7,6 +7,9 @@ import type { Executor } from '../schema.js';
  * export here has its namesake in db/postgres/statements.ts.
  */
 
+export { applyTotals, movePendingToOverdue } from './totals.js';
+export { insertEach, writeRows } from './writes.js';
+
 type Select = SelectQueryBuilder<any, any, any>;
 
 /** One writer at a time: its transaction holds every row already. */

@@ -291,3 +291,71 @@ describe('the review queue: apply and ignore', () => {
     expect((await biz.post(`/v1/bank-credits/${second?.id}/apply`, { contact_id: d.contact_id })).status).toBe(409);
   });
 });
+
+describe('reversing a receipt that a bank credit recorded', () => {
+  it('puts the credit back in the review queue with fresh suggestions, forgets its payer, and lets the owner apply it again', async () => {
+    const biz = await h.newBusiness();
+    const wrong = await newDue(biz, { contact_name: 'Wrong Buyer', amount_paise: 30_000, invoice_number: 'INV-77' });
+    const right = await newDue(biz, { contact_name: 'Right Buyer', amount_paise: 50_000 });
+    const narration = 'UPI-RIGHT BUYER-right.buyer@okaxis-630512340077-INV-77';
+    const res = await upload(biz, statement([[narration, '300.00', 'U77']]));
+    expect(res.body.data).toMatchObject({ matched: 1 });
+    const [matched] = await credits(biz);
+    expect(matched).toMatchObject({ status: 'matched', matched_by: 'invoice_number', transaction_id: wrong.id });
+
+    const reversed = await biz.post(`/v1/payments/${matched?.receipt_id}/reverse`, { reason: 'not this buyer' });
+    expect(reversed.status, reversed.text).toBe(200);
+    expect(await due(biz, wrong.id)).toMatchObject({ status: 'pending', balance_paise: 30_000 });
+    const [back] = await credits(biz);
+    // The reopened due's balance is the amount again: suggested, nothing of the old match kept.
+    expect(back).toMatchObject({
+      id: matched?.id,
+      status: 'suggested',
+      matched_by: null,
+      transaction_id: null,
+      contact_id: null,
+      receipt_id: null,
+      suggestions: [
+        { transaction_id: wrong.id, contact_id: wrong.contact_id, reason: 'amount' },
+        { transaction_id: null, contact_id: right.contact_id, reason: 'name' },
+        { transaction_id: null, contact_id: wrong.contact_id, reason: 'contact_balance' },
+      ],
+    });
+    expect(await credits(biz, '?status=matched')).toEqual([]);
+
+    // The payer was forgotten for the wrong buyer: the next credit from it waits for the owner.
+    h.clock.advance(1000);
+    const next = await upload(biz, statement([['UPI-X-right.buyer@okaxis-630512340078', '1.00', 'U78']], '21/11/2026'));
+    expect(next.body.data).toMatchObject({ credits: 1, matched: 0 });
+
+    const applied = await biz.post(`/v1/bank-credits/${matched?.id}/apply`, { transaction_id: right.id });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.body.data).toMatchObject({ status: 'matched', matched_by: 'owner', transaction_id: right.id });
+    expect(applied.body.data.receipt_id).not.toBe(matched?.receipt_id);
+    expect(await due(biz, right.id)).toMatchObject({ balance_paise: 20_000 });
+    expect(await due(biz, wrong.id)).toMatchObject({ balance_paise: 30_000 });
+  });
+
+  it('puts a credit that confirmed a claim back as unmatched when nothing fits it any more', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { amount_paise: 50_000 });
+    const claim = await h.request('POST', `${new URL(d.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630599990002' }).toString(),
+      headers: FORM,
+    });
+    expect(claim.status).toBe(303);
+    await upload(biz, statement([['UPI/CR/630599990002/BUYER/okicici', '300.00', 'X8']]));
+    const [c] = await credits(biz);
+    expect(c).toMatchObject({ status: 'matched', matched_by: 'claim' });
+    const reversed = await biz.post(`/v1/payments/${c?.receipt_id}/reverse`, { reason: 'cheque bounced' });
+    expect(reversed.status, reversed.text).toBe(200);
+    expect(await credits(biz)).toMatchObject([
+      { id: c?.id, status: 'unmatched', matched_by: null, receipt_id: null, transaction_id: null, suggestions: [] },
+    ]);
+    // A receipt no credit recorded reverses as before, and leaves the credits alone.
+    const other = await biz.post(`/v1/contacts/${d.contact_id}/payments`, { amount_paise: 1_000 });
+    expect(other.status, other.text).toBe(201);
+    expect((await biz.post(`/v1/payments/${other.body.data.receipt.id}/reverse`, { reason: 'typo' })).status).toBe(200);
+    expect(await credits(biz, '?status=unmatched')).toHaveLength(1);
+  });
+});

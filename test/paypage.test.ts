@@ -1,5 +1,6 @@
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatInstant } from '../src/i18n/format.js';
 import { randomToken } from '../src/lib/ids.js';
 import { type Harness, type Response, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -325,5 +326,94 @@ describe('POST /pay/:token/claim', () => {
     h.clock.advance(60 * 60 * 1000);
     expect((await claim(due, { reference: 'r6' })).status).toBe(303);
     expect(await claimCount(due)).toBe(6);
+  });
+});
+
+describe('the pay page in the buyer’s language', () => {
+  async function buyerLanguage(due: Due, language: 'en' | 'hi' | null) {
+    const row = await h.store.db
+      .selectFrom('transactions')
+      .select('contact_id')
+      .where('id', '=', due.id)
+      .executeTakeFirstOrThrow();
+    await h.store.db.updateTable('contacts').set({ language }).where('id', '=', row.contact_id).execute();
+  }
+
+  it('speaks Hindi to a buyer of a Hindi business: words, month names, times, statuses, errors', async () => {
+    const biz = await h.newBusiness({ language: 'hi' });
+    await withUpi(biz);
+    const due = await newDue(biz, { invoice_number: 'INV-9' });
+    await biz.post(`/v1/transactions/${due.id}/payments`, { amount_paise: 45_000, payment_method: 'cash' });
+    expect((await claim(due, { reference: 'UTR 42' })).status).toBe(303);
+    const res = await page(due.path);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<html lang="hi">');
+    const text = visibleText(res);
+    const now = formatInstant('hi', h.clock.now().toISOString(), 'Asia/Kolkata');
+    expect(now).toMatch(/^\d+ मार्च 2026, (सुबह|दोपहर|शाम|रात) \d+:\d\d$/);
+    for (const words of [
+      'किसे देना है',
+      'चुकाने की तारीख़ 15 मार्च 2026',
+      'किसके नाम Ravi Kumar',
+      '₹1,23,450.00 में से अब तक दिए:',
+      `${now} को ₹450.00`,
+      'UPI ऐप से ₹1,23,000.00 दें',
+      'आपने एक बार बताया कि पैसे दे दिए',
+      'मैंने पैसे दे दिए',
+    ]) {
+      expect(text).toContain(words);
+    }
+    expect(res.text).toContain('रेफ़रेंस <strong>UTR 42</strong>');
+    expect(res.text).toContain('aria-label="UPI QR कोड"');
+    expect(text).not.toMatch(/Due date|Billed to|Paid so far|I have paid|March/);
+
+    const refused = await claim(due, { reference: 'x'.repeat(61) });
+    expect(refused.status).toBe(400);
+    expect(visibleText(refused)).toContain('रेफ़रेंस ज़्यादा से ज़्यादा 60 अक्षर का हो सकता है।');
+
+    expect((await biz.post(`/v1/transactions/${due.id}/mark-paid`, {})).status).toBe(200);
+    expect(visibleText(await page(due.path))).toContain(`${now} को चुकता`);
+  });
+
+  it("follows the contact's own language over the business's, both ways", async () => {
+    const hiBiz = await h.newBusiness({ language: 'hi' });
+    const enBuyer = await newDue(hiBiz);
+    await buyerLanguage(enBuyer, 'en');
+    const en = await page(enBuyer.path);
+    expect(en.text).toContain('<html lang="en">');
+    expect(visibleText(en)).toContain('Due date 15 March 2026');
+
+    const enBiz = await h.newBusiness();
+    const hiBuyer = await newDue(enBiz);
+    await buyerLanguage(hiBuyer, 'hi');
+    const hi = await page(hiBuyer.path);
+    expect(hi.text).toContain('<html lang="hi">');
+    expect(visibleText(hi)).toContain('चुकाने की तारीख़ 15 मार्च 2026');
+  });
+
+  it('says "no longer payable" and "too many reports" in the buyer’s language', async () => {
+    const biz = await h.newBusiness({ language: 'hi' });
+    const gone = await newDue(biz);
+    expect((await biz.delete(`/v1/transactions/${gone.id}`)).status).toBeLessThan(300);
+    const goneRes = await page(gone.path);
+    expect(goneRes.status).toBe(410);
+    expect(visibleText(goneRes)).toContain('अब कुछ नहीं देना है');
+
+    const due = await newDue(biz);
+    for (let i = 0; i < 5; i++) expect((await claim(due)).status).toBe(303);
+    const limited = await claim(due);
+    expect(limited.status).toBe(429);
+    expect(visibleText(limited)).toContain('बहुत बार बताया गया');
+    expect(visibleText(limited)).toContain('60 मिनट बाद फिर कोशिश करें।');
+  });
+
+  it('answers an unknown link in the language the browser asks for', async () => {
+    const path = `/pay/${randomToken()}`;
+    const hi = await h.request('GET', path, { headers: { 'accept-language': 'hi-IN,hi;q=0.9,en;q=0.8' } });
+    expect(hi.status).toBe(404);
+    expect(hi.text).toContain('<html lang="hi">');
+    expect(visibleText(hi)).toContain('भुगतान लिंक नहीं मिला');
+    const en = await h.request('GET', path, { headers: { 'accept-language': 'en-IN' } });
+    expect(visibleText(en)).toContain('Payment link not found');
   });
 });

@@ -198,7 +198,7 @@ async function confirmClaim(
   return undefined;
 }
 
-async function suggest(trx: Executor, businessId: string, credit: StatementCredit, found: Found) {
+async function suggest(trx: Executor, businessId: string, credit: StatementCredit, names: Found['names']) {
   const out: Suggestion[] = [];
   const add = (s: Suggestion) => {
     if (out.length >= MAX_SUGGESTIONS) return;
@@ -209,7 +209,7 @@ async function suggest(trx: Executor, businessId: string, credit: StatementCredi
     add({ transaction_id: d.id, contact_id: d.contact_id, reason: 'amount' });
   }
   for (const key of nameCandidates(credit.narration)) {
-    const id = found.names.get(key);
+    const id = names.get(key);
     if (id !== undefined) add({ transaction_id: null, contact_id: id, reason: 'name' });
   }
   if (out.length < MAX_SUGGESTIONS) {
@@ -218,6 +218,12 @@ async function suggest(trx: Executor, businessId: string, credit: StatementCredi
     }
   }
   return out;
+}
+
+/** Rule 5 alone, for a credit back in the review queue: its suggestions as they stand now. */
+export async function suggestionsFor(trx: Executor, businessId: string, credit: StatementCredit) {
+  const names = await repo.contactsByNameKey(trx, businessId, nameCandidates(credit.narration));
+  return suggest(trx, businessId, credit, new Map(names.map((r) => [r.name_key, r.id])));
 }
 
 /** Applies rules 1-5 to each new credit in order; returns each credit's outcome (by id). */
@@ -280,7 +286,7 @@ export async function matchCredits(
       });
       continue;
     }
-    const suggestions = await suggest(trx, business.id, credit, found);
+    const suggestions = await suggest(trx, business.id, credit, found.names);
     outcomes.set(credit.id, {
       ...unmatched(),
       status: suggestions.length > 0 ? 'suggested' : 'unmatched',

@@ -59,6 +59,27 @@ export function lockCredit(db: Executor, businessId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** The credit that recorded a receipt (the partial index on receipt_id). */
+export function creditOfReceipt(db: Executor, businessId: string, receiptId: string) {
+  return db
+    .selectFrom('bank_credits')
+    .selectAll()
+    .where('receipt_id', '=', receiptId)
+    .where('business_id', '=', businessId)
+    .executeTakeFirst();
+}
+
+/** Forgets that these payers pay for this contact (a payer since remembered for another stays). */
+export async function forgetPayers(db: Executor, businessId: string, payers: readonly string[], contactId: string) {
+  if (payers.length === 0) return;
+  await db
+    .deleteFrom('bank_payers')
+    .where('business_id', '=', businessId)
+    .where('payer', 'in', payers)
+    .where('contact_id', '=', contactId)
+    .execute();
+}
+
 export function listCredits(
   db: Executor,
   businessId: string,

@@ -9,6 +9,7 @@ import { matchCredits, type NewCredit, payContact, payDue, type Suggestion } fro
 import { fingerprint, payersIn } from './narration.js';
 import { parseStatement, type StatementCredit, StatementError } from './parse.js';
 import * as repo from './repository.js';
+import { asCredit } from './requeue.js';
 
 export interface StatementResult {
   statement_id: string;
@@ -28,15 +29,6 @@ export type BankCreditView = Omit<BankCreditTable, 'suggestions'> & { suggestion
 const view = (row: BankCreditTable): BankCreditView => ({
   ...row,
   suggestions: JSON.parse(row.suggestions) as Suggestion[],
-});
-
-const asCredit = (row: BankCreditTable): StatementCredit => ({
-  line: 0,
-  date: row.date,
-  amountPaise: Number(row.amount_paise),
-  reference: row.reference,
-  narration: row.narration,
-  balancePaise: row.balance_paise === null ? null : Number(row.balance_paise),
 });
 
 /**

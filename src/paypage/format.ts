@@ -1,83 +1,26 @@
-import { localParts } from '../lib/dates.js';
+import * as i18n from '../i18n/format.js';
+import { minorToDecimal } from '../i18n/format.js';
+
+export { minorToDecimal };
 
 /**
- * Formatting for the pay page: money in the currency's minor units, dates for people, and the
- * UPI deep link. Pure functions, unit-tested in format.test.ts.
+ * The UPI deep link of the pay page (pure, unit-tested in format.test.ts). Money and dates for
+ * people are formatted by src/i18n/format.ts in the page's language.
  */
 
-const moneyFormats = new Map<string, Intl.NumberFormat>();
-
-/**
- * INR is shown the Indian way ("₹1,23,450.00"). Any other currency is shown with its ISO code
- * ("USD 1,234.50") in the business country's English conventions: "$" alone would not say which
- * dollar, and the buyer must know exactly what to pay.
- */
-function moneyFormat(currency: string, country: string): Intl.NumberFormat {
-  const key = `${currency}:${country}`;
-  let f = moneyFormats.get(key);
-  if (!f) {
-    f =
-      currency === 'INR'
-        ? new Intl.NumberFormat('en-IN', { style: 'currency', currency })
-        : new Intl.NumberFormat(localeFor(country), { style: 'currency', currency, currencyDisplay: 'code' });
-    moneyFormats.set(key, f);
-  }
-  return f;
+/** @deprecated English only: use formatMoney(lang, ...) of src/i18n/format.ts. */
+export function formatMoney(minor: number, currency: string, _country = 'IN'): string {
+  return i18n.formatMoney('en', minor, currency);
 }
 
-function localeFor(country: string): string {
-  try {
-    return Intl.getCanonicalLocales(`en-${country}`)[0] ?? 'en';
-  } catch {
-    return 'en';
-  }
-}
-
-/** An amount in minor units as an exact decimal string ("123450.00"), with no float rounding. */
-export function minorToDecimal(minor: number, digits: number): string {
-  const negative = minor < 0;
-  const s = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, '0');
-  const whole = digits === 0 ? s : `${s.slice(0, -digits)}.${s.slice(-digits)}`;
-  return negative ? `-${whole}` : whole;
-}
-
-/**
- * Amounts are stored in the currency's smallest unit ("paise"), whose size Intl knows from
- * ISO 4217 (2 digits for INR, 0 for JPY, 3 for KWD).
- */
-export function formatMoney(minor: number, currency: string, country = 'IN'): string {
-  let f: Intl.NumberFormat;
-  try {
-    f = moneyFormat(currency, country);
-  } catch {
-    // Not a currency Intl accepts: still show an exact amount rather than fail the page.
-    return `${currency} ${minorToDecimal(minor, 2)}`;
-  }
-  const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
-  // A decimal string keeps every digit of large amounts (Intl.NumberFormat v3 formats strings exactly).
-  return f.format(minorToDecimal(minor, digits) as unknown as number);
-}
-
-const dateFormat = new Intl.DateTimeFormat('en-IN', {
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-  timeZone: 'UTC',
-});
-
-/** '2026-03-05' -> '5 March 2026' (a calendar date: no time zone shift). */
+/** @deprecated English only: use formatDate(lang, ...) of src/i18n/format.ts. */
 export function formatDate(date: string): string {
-  return dateFormat.format(new Date(`${date}T00:00:00.000Z`));
+  return i18n.formatDate('en', date);
 }
 
-/**
- * An instant as the business's wall clock shows it: '5 March 2026, 3:30 pm'. Written out by hand
- * because ICU versions differ in the joining word and the space before "pm".
- */
+/** @deprecated English only: use formatInstant(lang, ...) of src/i18n/format.ts. */
 export function formatInstant(iso: string, timeZone: string): string {
-  const { date, hour, minute } = localParts(timeZone, new Date(iso));
-  const h12 = hour % 12 === 0 ? 12 : hour % 12;
-  return `${formatDate(date)}, ${h12}:${String(minute).padStart(2, '0')} ${hour < 12 ? 'am' : 'pm'}`;
+  return i18n.formatInstant('en', iso, timeZone);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Language } from '../i18n/index.js';
 
 /**
  * A tiny HTML template: `html` escapes every interpolated value unless it is already markup
@@ -37,6 +38,14 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Markup 
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) out += render(values[i] as Value) + (strings[i + 1] ?? '');
   return new Markup(out);
+}
+
+/**
+ * A translated sentence with markup in its `{slots}` (`'reference {reference}'`): the sentence is
+ * escaped, each slot is replaced by its markup.
+ */
+export function htmlWith(text: string, slots: Record<string, Markup>): Markup {
+  return new Markup(escapeHtml(text).replace(/\{(\w+)\}/g, (whole, name: string) => slots[name]?.value ?? whole));
 }
 
 /* Mobile first: one column, large tap targets, system fonts (nothing to download). */
@@ -88,8 +97,8 @@ export function contentSecurityPolicy(formTargets: readonly string[] = []): stri
 
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
-export function layout(title: string, body: Markup): string {
-  return `<!doctype html>${html`<html lang="en">
+export function layout(lang: Language, title: string, body: Markup): string {
+  return `<!doctype html>${html`<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -22,6 +22,8 @@ export function findPayPageByToken(db: Executor, token: string) {
       'transactions.payment_reference',
       'transactions.claim_count',
       'contacts.name as contact_name',
+      'contacts.language as contact_language',
+      'businesses.language as business_language',
       'businesses.name as business_name',
       'businesses.upi_id',
       'businesses.timezone',

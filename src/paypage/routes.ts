@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logFailure, toAppError } from '../http/error-handler.js';
 import { statusOf } from '../http/error-status.js';
 import type { App } from '../http/types.js';
+import { acceptedLanguage } from '../i18n/index.js';
 import { GatewayError } from '../payments-gateway/port.js';
 import { CONTENT_SECURITY_POLICY, contentSecurityPolicy } from './html.js';
 import { renderMessage, renderPayPage } from './pages.js';
-import { PayPageService } from './service.js';
+import { type PayPage, PayPageService } from './service.js';
 
 /**
  * The token in the URL is the only credential, so the page never lets it leak: no referrer, no
@@ -21,23 +22,22 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
-/** One page for a malformed and an unknown token alike: nothing tells whether a token exists. */
-const NOT_FOUND_PAGE = renderMessage(
-  'Payment link not found',
-  'This payment link is not valid. Check the link you were sent, or ask the business for a new one.',
-);
+/**
+ * One page for a malformed and an unknown token alike: nothing tells whether a token exists. No
+ * buyer is known, so it speaks the language the browser asks for.
+ */
+const NOT_FOUND_PAGES = {
+  en: renderMessage('en', 'pay.not_found_title', 'pay.not_found'),
+  hi: renderMessage('hi', 'pay.not_found_title', 'pay.not_found'),
+};
+const notFoundPage = (request: FastifyRequest) => NOT_FOUND_PAGES[acceptedLanguage(request.headers['accept-language'])];
 
 /** A deleted due (PRODUCT part 8): the link is real but nothing is owed on it any more. */
-const GONE_PAGE = renderMessage(
-  'No longer payable',
-  'This payment request was withdrawn by the business, so there is nothing to pay here. Ask the business if you think this is a mistake.',
-);
+const gonePage = (page: PayPage) => renderMessage(page.language, 'pay.gone_title', 'pay.gone');
 
 function sendHtml(reply: FastifyReply, status: number, page: string, headers = SECURITY_HEADERS) {
   return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 }
-
-const GATEWAY_DOWN = 'Online payment is not available right now. Please try again in a few minutes.';
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
 function parseForm(body: string): Record<string, string> {
@@ -57,12 +57,11 @@ export function payPageErrorHandler(error: unknown, request: FastifyRequest, rep
   const status =
     statusOf(appError) === 400 && framework && framework > 400 && framework < 500 ? framework : statusOf(appError);
   logFailure(request, appError, error);
-  if (status === 404) return sendHtml(reply, 404, NOT_FOUND_PAGE);
-  if (status < 500) {
-    return sendHtml(reply, status, renderMessage('Request not accepted', 'Go back to the payment page and try again.'));
-  }
+  if (status === 404) return sendHtml(reply, 404, notFoundPage(request));
+  const lang = acceptedLanguage(request.headers['accept-language']);
+  if (status < 500) return sendHtml(reply, status, renderMessage(lang, 'pay.refused_title', 'pay.refused'));
   if (appError.headers) reply.headers(appError.headers);
-  return sendHtml(reply, status, renderMessage('Something went wrong', 'Please try again in a moment.'));
+  return sendHtml(reply, status, renderMessage(lang, 'error.title', 'error.generic'));
 }
 
 type TokenRoute = { Params: { token: string } };
@@ -86,7 +85,7 @@ export async function payPageRoutes(app: App) {
     (_r, body, done) => done(null, parseForm(body as string)),
   );
 
-  app.setNotFoundHandler((_request, reply) => sendHtml(reply, 404, NOT_FOUND_PAGE));
+  app.setNotFoundHandler((request, reply) => sendHtml(reply, 404, notFoundPage(request)));
   app.setErrorHandler(payPageErrorHandler);
 
   const { moneyIn } = app.deps.services;
@@ -100,8 +99,8 @@ export async function payPageRoutes(app: App) {
 
   app.get<TokenRoute>('/:token', { schema: { hide: true } }, async (request, reply) => {
     const page = await service.view(request.params.token);
-    if (!page) return sendHtml(reply, 404, NOT_FOUND_PAGE);
-    if (page.deleted) return sendHtml(reply, 410, GONE_PAGE);
+    if (!page) return sendHtml(reply, 404, notFoundPage(request));
+    if (page.deleted) return sendHtml(reply, 410, gonePage(page));
     return sendPayPage(reply, 200, await renderPayPage(page, request.params.token, undefined, online));
   });
 
@@ -109,8 +108,8 @@ export async function payPageRoutes(app: App) {
   app.post<TokenRoute>('/:token/online', { schema: { hide: true } }, async (request, reply) => {
     const { token } = request.params;
     const page = await service.view(token);
-    if (!page || !moneyIn.online) return sendHtml(reply, 404, NOT_FOUND_PAGE);
-    if (page.deleted) return sendHtml(reply, 410, GONE_PAGE);
+    if (!page || !moneyIn.online) return sendHtml(reply, 404, notFoundPage(request));
+    if (page.deleted) return sendHtml(reply, 410, gonePage(page));
     if (page.status === 'paid') {
       return reply.code(303).headers(SECURITY_HEADERS).header('location', `/pay/${token}`).send();
     }
@@ -132,11 +131,7 @@ export async function payPageRoutes(app: App) {
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       request.log.warn({ reason: error.message, detail: error.detail }, 'payment link not created');
-      return sendPayPage(
-        reply,
-        502,
-        await renderPayPage(page, token, undefined, { enabled: true, error: GATEWAY_DOWN }),
-      );
+      return sendPayPage(reply, 502, await renderPayPage(page, token, undefined, { enabled: true, failed: true }));
     }
   });
 
@@ -148,20 +143,19 @@ export async function payPageRoutes(app: App) {
       const outcome = await service.claim(token, { reference: request.body?.reference });
       switch (outcome.kind) {
         case 'not_found':
-          return sendHtml(reply, 404, NOT_FOUND_PAGE);
+          return sendHtml(reply, 404, notFoundPage(request));
         case 'deleted':
-          return sendHtml(reply, 410, GONE_PAGE);
+          return sendHtml(reply, 410, gonePage(outcome.page));
         case 'invalid':
-          return sendPayPage(reply, 400, await renderPayPage(outcome.page, token, outcome.message, online));
+          return sendPayPage(reply, 400, await renderPayPage(outcome.page, token, outcome.error, online));
         case 'rate_limited':
           reply.header('retry-after', String(outcome.retryAfterSeconds));
           return sendHtml(
             reply,
             429,
-            renderMessage(
-              'Too many reports',
-              `This payment has been reported several times recently. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minutes.`,
-            ),
+            renderMessage(outcome.language, 'pay.too_many_title', 'pay.too_many', {
+              minutes: Math.ceil(outcome.retryAfterSeconds / 60),
+            }),
           );
         default:
           // Recorded, or the due is paid: either way the page itself now tells the buyer (303: GET it).

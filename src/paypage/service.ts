@@ -1,10 +1,12 @@
 import type { Db } from '../db/schema.js';
+import { type Language, languageOf } from '../i18n/index.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { isCleanText } from '../lib/text.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
 import { balanceOf, effectiveStatus } from '../transactions/domain.js';
+import type { PageError } from './pages.js';
 import * as repo from './repository.js';
 
 /** Tokens are hex and base64url (lib/ids.ts timeOrderedToken; older dues: randomToken); nothing else exists. */
@@ -26,6 +28,8 @@ export interface PayPage {
   currency: string;
   country: string;
   timezone: string;
+  /** the buyer's language, else the business's: every word, date and number of the page */
+  language: Language;
   status: 'pending' | 'overdue' | 'paid';
   dueDate: string;
   paidAt: string | null;
@@ -42,9 +46,9 @@ export type ClaimOutcome =
   | { kind: 'recorded'; claimCount: number }
   | { kind: 'paid' }
   | { kind: 'not_found' }
-  | { kind: 'deleted' }
-  | { kind: 'invalid'; page: PayPage; message: string }
-  | { kind: 'rate_limited'; retryAfterSeconds: number };
+  | { kind: 'deleted'; page: PayPage }
+  | { kind: 'invalid'; page: PayPage; error: PageError }
+  | { kind: 'rate_limited'; retryAfterSeconds: number; language: Language };
 
 export interface ClaimLimit {
   max: number;
@@ -90,6 +94,7 @@ export class PayPageService {
       currency: row.currency,
       country: row.country,
       timezone: row.timezone,
+      language: languageOf(row.contact_language ?? row.business_language),
       status: effectiveStatus(row, today) as PayPage['status'],
       dueDate: row.due_date,
       paidAt: row.paid_at,
@@ -109,15 +114,15 @@ export class PayPageService {
   async claim(token: string, input: { reference?: string | undefined }): Promise<ClaimOutcome> {
     const page = await this.view(token);
     if (!page) return { kind: 'not_found' };
-    if (page.deleted) return { kind: 'deleted' };
+    if (page.deleted) return { kind: 'deleted', page };
     if (page.status === 'paid') return { kind: 'paid' };
 
     const reference = (input.reference ?? '').trim();
     if (reference.length > REFERENCE_MAX) {
-      return { kind: 'invalid', page, message: `The reference can be at most ${REFERENCE_MAX} characters.` };
+      return { kind: 'invalid', page, error: { key: 'pay.reference_too_long', params: { max: REFERENCE_MAX } } };
     }
     if (!isCleanText(reference)) {
-      return { kind: 'invalid', page, message: 'The reference can only contain printable characters.' };
+      return { kind: 'invalid', page, error: { key: 'pay.reference_unprintable' } };
     }
 
     const { count, resetInMs } = await this.deps.rateLimits.hit(
@@ -125,7 +130,11 @@ export class PayPageService {
       this.limit.windowMs,
     );
     if (count > this.limit.max) {
-      return { kind: 'rate_limited', retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)) };
+      return {
+        kind: 'rate_limited',
+        retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)),
+        language: page.language,
+      };
     }
 
     const now = this.deps.clock.now();

@@ -1,3 +1,4 @@
+import { requeueCreditOf } from '../bank/requeue.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { ContactRow } from '../contacts/repository.js';
 import type { ContactService, ContactStanding } from '../contacts/service.js';
@@ -75,10 +76,13 @@ export class ReceiptService {
     return { receipt, allocations: await repo.allocationsOf(this.deps.db, [id]) };
   }
 
+  /** Reverses a receipt; a bank credit that recorded it goes back to the review queue, in the same transaction. */
   reverse(business: BusinessRow, id: string, reason: string) {
-    return this.deps.db
-      .transaction()
-      .execute((trx) => reverseReceiptIn(trx, business, id, reason, this.deps.clock.now()));
+    return this.deps.db.transaction().execute(async (trx) => {
+      const reversed = await reverseReceiptIn(trx, business, id, reason, this.deps.clock.now());
+      await requeueCreditOf(trx, business.id, id);
+      return reversed;
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+import { acceptedLanguage } from '../../i18n/index.js';
 import { html } from '../../paypage/html.js';
 import { type Translate, translator } from '../i18n.js';
 import { layout, type PageChrome } from '../layout.js';
@@ -7,7 +8,7 @@ import { layout, type PageChrome } from '../layout.js';
  * Hindi first.
  */
 export function loginTranslator(acceptLanguage: string | undefined): { t: Translate; language: string } {
-  const language = /^\s*hi\b/i.test(acceptLanguage ?? '') ? 'hi' : 'en';
+  const language = acceptedLanguage(acceptLanguage);
   return { t: translator(language), language };
 }
 

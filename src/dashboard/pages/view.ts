@@ -1,5 +1,6 @@
 import type { BusinessRow } from '../../businesses/repository.js';
-import { formatDate, formatInstant, formatMoney } from '../../paypage/format.js';
+import { formatDate, formatInstant, formatMoney } from '../../i18n/format.js';
+import { type Language, languageOf } from '../../i18n/index.js';
 import { html, type Markup } from '../../paypage/html.js';
 import { type Translate, translator } from '../i18n.js';
 import type { PageChrome, Section } from '../layout.js';
@@ -7,6 +8,8 @@ import type { PageChrome, Section } from '../layout.js';
 /** What every signed-in page is rendered with: the business's words, money and time zone. */
 export interface View {
   business: BusinessRow;
+  /** the business's language: every word, date and number of the page */
+  lang: Language;
   t: Translate;
   csrfToken: string;
   money(paise: number | string): string;
@@ -16,14 +19,16 @@ export interface View {
 }
 
 export function viewFor(business: BusinessRow, csrfToken: string): View {
-  const t = translator(business.language);
+  const lang = languageOf(business.language);
+  const t = translator(lang);
   return {
     business,
+    lang,
     t,
     csrfToken,
-    money: (paise) => formatMoney(Number(paise), business.currency, business.country),
-    date: (isoDate) => formatDate(isoDate.slice(0, 10)),
-    instant: (iso) => formatInstant(iso, business.timezone),
+    money: (paise) => formatMoney(lang, Number(paise), business.currency),
+    date: (isoDate) => formatDate(lang, isoDate),
+    instant: (iso) => formatInstant(lang, iso, business.timezone),
     chrome: (title, current, flash) => ({
       t,
       language: business.language,

@@ -5,8 +5,8 @@ import type { ContactRow } from '../contacts/repository.js';
 import { lockImports, writingDuesInChunks } from '../db/port.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { AppError, errors, type RowError, RowsError } from '../errors.js';
-import { validationToAppError, validatorCompiler } from '../http/validation.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
+import { compileSchema, validationError } from '../lib/validation.js';
 import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
 import type { TransactionService } from '../transactions/service.js';
 import { normaliseDueDate, rupeesToPaise, unguardCell } from './csv.js';
@@ -46,12 +46,7 @@ class DryRunRollback extends Error {
   }
 }
 
-const validateBody = validatorCompiler({
-  schema: CreateTransactionBody,
-  httpPart: 'body',
-  method: 'POST',
-  url: '/v1/transactions/import',
-}) as unknown as ((value: unknown) => boolean) & { errors?: Parameters<typeof validationToAppError>[0] | null };
+const validateBody = compileSchema(CreateTransactionBody, true);
 
 /**
  * Bulk import and export of dues (PRODUCT part 12), usable without HTTP (routes, CLI, dashboard).
@@ -397,7 +392,7 @@ function checkRow(
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw errors.badRequest('each row must be a JSON object');
     }
-    if (!validateBody(input)) throw validationToAppError(validateBody.errors ?? [], 'body');
+    if (!validateBody(input)) throw validationError(validateBody.errors ?? [], 'body');
     transactions.checkCreate(business, input as CreateTransactionInput);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

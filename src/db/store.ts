@@ -3,12 +3,14 @@ import { Kysely, type Migration, Migrator, SqliteAdapter, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import { StoreHealth, type StoreMonitor } from './health.js';
-import { listen } from './listen.js';
-import { KEYS_CHANNEL } from './migrations/2026-11-24T08-00_data-version-at-commit.js';
+import { type ListenHandlers, listen } from './listen.js';
 import { migrations } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database, Db } from './schema.js';
 import { type BackupResult, backupSqlite } from './sqlite/backup.js';
+
+export type { BackupResult };
+
 import { openSqlite, type StorageSeams } from './sqlite/open.js';
 import { poolDatabase, type ReadHold, ReadPool } from './sqlite/read-pool.js';
 
@@ -31,8 +33,13 @@ export interface Store {
   readonly reads: Db;
   /** Long reads one business may run at once (lib/business-gate.ts): fewer than the threads or connections. */
   readonly readsPerBusiness: number;
-  /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY. */
+  /** The pg pool, for PostgreSQL-only features such as LISTEN/NOTIFY (inside src/db only). */
   readonly pgPool?: pg.Pool;
+  /**
+   * PostgreSQL: a LISTEN on `channel` held for good (db/listen.ts), to hear other processes'
+   * NOTIFYs; returns the function that stops it. SQLite (one process): absent.
+   */
+  readonly listen?: (channel: string, handlers: ListenHandlers) => () => void;
   /**
    * A number that changes whenever another connection commits a change the API key cache depends
    * on, so that cached keys notice the admin CLI's (or another process's) writes. SQLite: its
@@ -59,6 +66,12 @@ export interface Store {
 }
 
 export class MigrationError extends Error {}
+
+/**
+ * The channel the API keys' and businesses' triggers NOTIFY on (migration 2026-11-24T08-00 keeps
+ * its own copy of the name: migrations never import application code, nor the reverse).
+ */
+const KEYS_CHANNEL = 'receivables_keys';
 
 /** How long a cached key may be served at most on PostgreSQL, whatever the notifications did. */
 const KEY_EPOCH_MS = 60_000;
@@ -140,6 +153,7 @@ export function openStore(
       // Half the pool: one business's lists leave the other half to everyone else.
       readsPerBusiness: perBusiness(Math.floor(config.pgPoolMax / 2)),
       pgPool: pool,
+      listen: (channel, handlers) => listen(pool, channel, handlers),
       otherCommits: keys.version,
       health,
       ping: async () => {

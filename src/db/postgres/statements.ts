@@ -1,5 +1,6 @@
-import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
+import { NOTIFY_AFTER_COMMIT } from '../postgres.js';
 import type { Executor } from '../schema.js';
 
 /**
@@ -90,4 +91,9 @@ export async function addScoreSums(db: Executor, businessId: string, contactId: 
       weighted = contact_scores.weighted * ${old} + excluded.weighted * ${add},
       weights = contact_scores.weights * ${old} + excluded.weights * ${add},
       terms = contact_scores.terms + excluded.terms`.execute(db);
+}
+
+/** Sent once the writer's transaction commits (db/postgres.ts: a NOTIFY inside it serialised commits). */
+export async function notifyAfterCommit(db: Executor, channel: string): Promise<void> {
+  await db.executeQuery(CompiledQuery.raw(NOTIFY_AFTER_COMMIT, [channel, '']));
 }

@@ -116,3 +116,6 @@ export async function addScoreSums(db: Executor, businessId: string, contactId: 
       weights = contact_scores.weights * ${old} + excluded.weights * ${add},
       terms = contact_scores.terms + excluded.terms`.execute(db);
 }
+
+/** One process: the in-memory signal is all there is. */
+export async function notifyAfterCommit(_db: Executor, _channel: string): Promise<void> {}

@@ -37,6 +37,8 @@ import { statementRoutes, statementSchemas } from './statements/routes.js';
 import { summaryRoutes } from './summary/routes.js';
 import { Aging, Summary } from './summary/schema.js';
 import { transactionRoutes, transactionSchemas } from './transactions/routes.js';
+import { userRoutes } from './users/routes.js';
+import { userSchemas } from './users/schema.js';
 import { webhookRoutes, webhookSchemas } from './webhooks/routes.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -120,6 +122,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...bankSchemas,
     ...statementSchemas,
     ...adjustmentSchemas,
+    ...userSchemas,
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
@@ -161,6 +164,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(messagingRoutes);
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
+      await v1.register(userRoutes);
     },
     { prefix: '/v1' },
   );

@@ -28,6 +28,7 @@ import { ReminderService } from './reminders/service.js';
 import { StatementService } from './statements/service.js';
 import { SummaryService } from './summary/service.js';
 import { TransactionService } from './transactions/service.js';
+import { UserService } from './users/service.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { lazySecretBox } from './webhooks/secret-box.js';
 import { createHttpSender, type WebhookSender } from './webhooks/sender.js';
@@ -65,6 +66,8 @@ export interface Services {
   /** the business's events of the last 30 days (GET /v1/events) */
   events: EventService;
   webhooks: WebhookService;
+  /** the business's owner and staff (PRODUCT part 23) */
+  users: UserService;
   /** fans outbox events out to deliveries and sends them (run by the webhook worker job) */
   webhookDispatcher: WebhookDispatcher;
   /** the HTTPS client of webhook deliveries; closed with the runtime */
@@ -170,6 +173,7 @@ export function createServices(deps: {
     chatInbound: new ChatInboundService({ db, clock, channel: messenger, businesses, commands, prices }),
     events: new EventService({ db, clock }),
     webhooks: new WebhookService({ db, clock, sender: webhookSender, secretBox }),
+    users: new UserService({ db, clock }),
     webhookDispatcher: new WebhookDispatcher({
       db,
       clock,

@@ -28,6 +28,7 @@ describe('POST /v1/contacts', () => {
         account_url: expect.stringMatching(/\/a\/[A-Za-z0-9_-]{22,}$/),
         payment_reference: expect.stringMatching(/^R[A-Z0-9]{7}$/),
         language: null,
+        assigned_to: null,
       },
     });
   });
@@ -130,6 +131,7 @@ describe('GET /v1/contacts', () => {
     expect(Object.keys(defaults.body.data[0]).sort()).toEqual(
       [
         'account_url',
+        'assigned_to',
         'balance_paise',
         'created_at',
         'credit_paise',

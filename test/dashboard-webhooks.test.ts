@@ -40,7 +40,7 @@ describe('/dashboard/developers webhook endpoints', () => {
     expect(request?.headers['content-type']).toMatch(/application\/json/);
     const log = await client.get('/dashboard/developers?ok=test');
     expect(log.text).toContain('Test event queued.');
-    expect(log.text).toMatch(/transaction\.created · delivered \(200\)/);
+    expect(log.text).toMatch(/<code>transaction\.created<\/code> · delivered \(200\)/);
 
     const deliveryId = /\/deliveries\/([0-9a-f-]{36})\/redeliver/.exec(log.text)?.[1] as string;
     const again = await client.submit(

@@ -280,7 +280,9 @@ describe('the dashboard in headless Chromium', () => {
       expect(await page.locator('p.notice').textContent()).toBe('Saved.');
       expect(await page.locator('h1').textContent()).toBe('Gupta Hardware · ₹13,000.00');
       await page.getByRole('button', { name: 'Send a reminder now' }).click();
-      expect(await page.locator('main p[role=status]').textContent()).toBe('The reminder was not sent: no phone.');
+      expect(await page.locator('main p[role=status]').textContent()).toBe(
+        'The reminder was not sent: the contact has no phone number.',
+      );
       await page.getByRole('button', { name: 'Delete this due' }).click();
       expect(await page.locator('p.notice').textContent()).toBe('The due was deleted.');
 

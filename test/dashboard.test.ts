@@ -385,7 +385,9 @@ describe('dues pages', () => {
     expect(reminded.location).toBe(`${path}?ok=reminded`);
     const again = await client.submit(path, `${path}/remind`);
     expect(again.location).toBe(`${path}?ok=held&reason=too_soon`);
-    expect((await client.get(again.location as string)).text).toContain('The reminder was not sent: too soon.');
+    expect((await client.get(again.location as string)).text).toContain(
+      'The reminder was not sent: a reminder was sent too recently.',
+    );
 
     const deleted = await client.submit(path, `${path}/delete`);
     expect(deleted.status).toBe(303);

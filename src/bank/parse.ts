@@ -13,10 +13,21 @@ import { isCalendarDate } from '../lib/dates.js';
 export const MAX_STATEMENT_LINES = 20_000;
 const HEADER_SEARCH_LINES = 30;
 
+/** What was wrong, for a page to say in its own language (`value`: the cell that could not be read). */
+export type StatementProblem =
+  | 'not_csv'
+  | 'no_header'
+  | 'too_many_lines'
+  | 'not_a_date'
+  | 'not_an_amount'
+  | 'credit_and_debit';
+
 export class StatementError extends Error {
   constructor(
     readonly line: number | null,
+    readonly problem: StatementProblem,
     message: string,
+    readonly value = '',
   ) {
     super(line === null ? message : `line ${line}: ${message}`);
   }
@@ -130,6 +141,15 @@ function cleanReference(text: string | undefined): string | null {
   return value;
 }
 
+/** A transaction line that cannot be read for sure: refused, naming the line and the cell. */
+function badLine(line: number, problem: 'not_a_date' | 'not_an_amount' | 'credit_and_debit', value: string): never {
+  const text =
+    problem === 'credit_and_debit'
+      ? 'a line is either a credit or a debit'
+      : `"${value}" is ${problem === 'not_a_date' ? 'not a date' : 'not an amount'}`;
+  throw new StatementError(line, problem, text, value);
+}
+
 /** Reads a statement; throws StatementError naming the line it could not read. */
 export function parseStatement(text: string): ParsedStatement {
   let records: { record: string[]; info: { lines: number } }[];
@@ -145,7 +165,7 @@ export function parseStatement(text: string): ParsedStatement {
     }) as unknown as typeof records;
   } catch (error) {
     const line = (error as { lines?: number }).lines ?? null;
-    throw new StatementError(line, `the file is not CSV (${(error as Error).message})`);
+    throw new StatementError(line, 'not_csv', `the file is not CSV (${(error as Error).message})`);
   }
   let columns: Columns | undefined;
   let start = 0;
@@ -161,12 +181,17 @@ export function parseStatement(text: string): ParsedStatement {
   if (!columns) {
     throw new StatementError(
       null,
+      'no_header',
       `no header row in the first ${HEADER_SEARCH_LINES} lines: expected a date, a narration and a credit column`,
     );
   }
   const last = records.at(-1);
   if (last && last.info.lines > MAX_STATEMENT_LINES) {
-    throw new StatementError(MAX_STATEMENT_LINES + 1, `a statement has at most ${MAX_STATEMENT_LINES} lines`);
+    throw new StatementError(
+      MAX_STATEMENT_LINES + 1,
+      'too_many_lines',
+      `a statement has at most ${MAX_STATEMENT_LINES} lines`,
+    );
   }
   const cols = columns as Required<Pick<Columns, 'date' | 'text' | 'credit'>> & Columns;
   const credits: StatementCredit[] = [];
@@ -181,17 +206,17 @@ export function parseStatement(text: string): ParsedStatement {
     const date = statementDate(cell(cols.date));
     // A note under the table ("computer generated statement") has neither a date nor an amount.
     if (date === undefined && credit === 0 && debit === 0) continue;
-    if (date === undefined) throw new StatementError(line, `"${cell(cols.date)}" is not a date`);
-    if (credit === undefined) throw new StatementError(line, `"${cell(cols.credit)}" is not an amount`);
-    if (debit === undefined) throw new StatementError(line, `"${cell(cols.debit)}" is not an amount`);
-    if (credit > 0 && debit > 0) throw new StatementError(line, 'a line is either a credit or a debit');
+    if (date === undefined) badLine(line, 'not_a_date', cell(cols.date));
+    if (credit === undefined) badLine(line, 'not_an_amount', cell(cols.credit));
+    if (debit === undefined) badLine(line, 'not_an_amount', cell(cols.debit));
+    if (credit > 0 && debit > 0) badLine(line, 'credit_and_debit', '');
     if (credit === 0 && debit === 0) continue;
     lines++;
     if (credit === 0) continue;
     let balancePaise: number | null = null;
     if (cols.balance !== undefined && cell(cols.balance).trim() !== '') {
       const balance = statementAmount(cell(cols.balance));
-      if (balance === undefined) throw new StatementError(line, `"${cell(cols.balance)}" is not an amount`);
+      if (balance === undefined) badLine(line, 'not_an_amount', cell(cols.balance));
       balancePaise = balance;
     }
     credits.push({

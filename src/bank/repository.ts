@@ -48,15 +48,17 @@ export function updateCredit(
   return db.updateTable('bank_credits').set(patch).where('id', '=', id).execute();
 }
 
+const credit = (db: Executor, businessId: string, id: string) =>
+  db.selectFrom('bank_credits').selectAll().where('business_id', '=', businessId).where('id', '=', id);
+
+/** One credit of the business. */
+export function findCredit(db: Executor, businessId: string, id: string) {
+  return credit(db, businessId, id).executeTakeFirst();
+}
+
 /** One credit of the business, locked on PostgreSQL so that two decisions on it queue. */
 export function lockCredit(db: Executor, businessId: string, id: string) {
-  return db
-    .selectFrom('bank_credits')
-    .selectAll()
-    .where('business_id', '=', businessId)
-    .where('id', '=', id)
-    .$call(lockedRows(db))
-    .executeTakeFirst();
+  return credit(db, businessId, id).$call(lockedRows(db)).executeTakeFirst();
 }
 
 /** The credit that recorded a receipt (the partial index on receipt_id). */
@@ -80,10 +82,11 @@ export async function forgetPayers(db: Executor, businessId: string, payers: rea
     .execute();
 }
 
+/** A business's credits of these statuses (all when none given), newest first. */
 export function listCredits(
   db: Executor,
   businessId: string,
-  status: string | undefined,
+  statuses: readonly string[],
   limit: number,
   offset: number,
 ) {
@@ -91,7 +94,7 @@ export function listCredits(
     .selectFrom('bank_credits')
     .selectAll()
     .where('business_id', '=', businessId)
-    .$if(status !== undefined, (q) => q.where('status', '=', status as string))
+    .$if(statuses.length > 0, (q) => q.where('status', 'in', statuses))
     .orderBy('date', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
@@ -206,4 +209,49 @@ export function contactsWithBalance(db: Executor, businessId: string, paise: num
     .where('balance_paise', '=', paise)
     .limit(limit)
     .execute();
+}
+
+/** How many of a business's credits have these statuses (the status index). */
+export async function countCredits(db: Executor, businessId: string, statuses: readonly string[]): Promise<number> {
+  const row = await db
+    .selectFrom('bank_credits')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('business_id', '=', businessId)
+    .where('status', 'in', statuses)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** What the review queue shows of the dues its suggestions name (by primary key). */
+export function duesByIds(db: Executor, businessId: string, ids: readonly string[]) {
+  return inSlices(ids, (slice) =>
+    db
+      .selectFrom('transactions')
+      .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
+      .select([
+        'transactions.id',
+        'transactions.invoice_number',
+        'transactions.due_date',
+        'transactions.amount_paise',
+        'transactions.amount_paid_paise',
+        'transactions.amount_adjusted_paise',
+        'transactions.open',
+        'contacts.name as contact_name',
+      ])
+      .where('transactions.business_id', '=', businessId)
+      .where('transactions.id', 'in', slice)
+      .execute(),
+  );
+}
+
+/** What the review queue shows of the contacts its suggestions and matches name (by primary key). */
+export function contactsByIds(db: Executor, businessId: string, ids: readonly string[]) {
+  return inSlices(ids, (slice) =>
+    db
+      .selectFrom('contacts')
+      .select(['id', 'name', 'balance_paise'])
+      .where('business_id', '=', businessId)
+      .where('id', 'in', slice)
+      .execute(),
+  );
 }

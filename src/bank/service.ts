@@ -1,13 +1,14 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { BankCreditTable, Db } from '../db/schema.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
+import { balanceOf } from '../transactions/domain.js';
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as dues from '../transactions/repository.js';
 import { matchCredits, type NewCredit, payContact, payDue, type Suggestion } from './match.js';
 import { fingerprint, payersIn } from './narration.js';
-import { parseStatement, type StatementCredit, StatementError } from './parse.js';
+import { parseStatement, type StatementCredit, StatementError, type StatementProblem } from './parse.js';
 import * as repo from './repository.js';
 import { asCredit } from './requeue.js';
 
@@ -31,6 +32,28 @@ const view = (row: BankCreditTable): BankCreditView => ({
   suggestions: JSON.parse(row.suggestions) as Suggestion[],
 });
 
+/** A statement refused: 400 naming `csv` and the line; the parser's finding kept for pages to word. */
+export class StatementRefused extends AppError {
+  readonly line: number | null;
+  readonly problem: StatementProblem;
+  readonly value: string;
+  constructor(error: StatementError) {
+    super('invalid_request', error.message, { field: 'csv' });
+    this.line = error.line;
+    this.problem = error.problem;
+    this.value = error.value;
+  }
+}
+
+/** Credits that wait for the owner's decision. */
+export const WAITING: readonly BankCreditStatus[] = ['suggested', 'unmatched'];
+
+/** The dues and contacts a page of credits names, for showing names instead of ids. */
+export interface CreditTargets {
+  dues: Map<string, { contact_name: string; invoice_number: string | null; due_date: string; balance: number }>;
+  contacts: Map<string, { name: string; balance: number }>;
+}
+
 /**
  * Bank statements (uploads) and their credits: each upload in ONE database transaction, so a
  * statement is recorded whole or not at all, with every receipt, total and event it caused.
@@ -43,7 +66,7 @@ export class BankService {
     try {
       parsed = parseStatement(text);
     } catch (error) {
-      if (error instanceof StatementError) throw errors.invalid('csv', error.message);
+      if (error instanceof StatementError) throw new StatementRefused(error);
       throw error;
     }
     const now = this.deps.clock.now();
@@ -109,11 +132,51 @@ export class BankService {
     });
   }
 
-  async list(business: BusinessRow, query: { status?: BankCreditStatus; limit?: number; offset?: number }) {
+  async list(
+    business: BusinessRow,
+    query: { status?: BankCreditStatus | readonly BankCreditStatus[]; limit?: number; offset?: number },
+  ) {
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
-    const rows = await repo.listCredits(this.deps.db, business.id, query.status, limit + 1, offset);
+    const statuses = query.status === undefined ? [] : typeof query.status === 'string' ? [query.status] : query.status;
+    const rows = await repo.listCredits(this.deps.db, business.id, statuses, limit + 1, offset);
     return { items: rows.slice(0, limit).map(view), limit, offset, hasMore: rows.length > limit };
+  }
+
+  /** How many credits have these statuses (the credits waiting for the owner, by default). */
+  count(business: BusinessRow, statuses: readonly BankCreditStatus[] = WAITING): Promise<number> {
+    return repo.countCredits(this.deps.db, business.id, statuses);
+  }
+
+  async get(business: BusinessRow, id: string): Promise<BankCreditView> {
+    const row = await repo.findCredit(this.deps.db, business.id, id);
+    if (!row) throw errors.notFound('bank credit');
+    return view(row);
+  }
+
+  /** The names, invoice numbers and balances of the dues and contacts these credits name, read by id. */
+  async targets(business: BusinessRow, credits: readonly BankCreditView[]): Promise<CreditTargets> {
+    const dueIds = credits.flatMap((c) => [c.transaction_id, ...c.suggestions.map((s) => s.transaction_id)]);
+    const contactIds = credits.flatMap((c) => [c.contact_id, ...c.suggestions.map((s) => s.contact_id)]);
+    const present = (ids: (string | null)[]) => ids.filter((id): id is string => id !== null);
+    const [dueRows, contactRows] = await Promise.all([
+      repo.duesByIds(this.deps.db, business.id, present(dueIds)),
+      repo.contactsByIds(this.deps.db, business.id, present(contactIds)),
+    ]);
+    return {
+      dues: new Map(
+        dueRows.map((d) => [
+          d.id,
+          {
+            contact_name: d.contact_name,
+            invoice_number: d.invoice_number,
+            due_date: d.due_date,
+            balance: d.open === 1 ? balanceOf(d) : 0,
+          },
+        ]),
+      ),
+      contacts: new Map(contactRows.map((c) => [c.id, { name: c.name, balance: Number(c.balance_paise) }])),
+    };
   }
 
   /** The owner applies a credit to a due or a contact; the payer is remembered for the next statement. */

@@ -7,6 +7,7 @@ import { isUuid, randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
 import { TurnBatch } from '../lib/turn-batch.js';
 import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
+import { insertUser } from '../users/repository.js';
 import { type KeyListing, KeyUseTracker, MAX_ACTIVE_KEYS } from './keys.js';
 import { API_PLAN, PLANS, type Plan } from './plans.js';
 import * as repo from './repository.js';
@@ -157,6 +158,15 @@ export class BusinessService {
     const apiKey = newApiKey();
     await this.deps.db.transaction().execute(async (trx) => {
       await repo.insertBusiness(trx, business);
+      // The owner is the business's first user, with the business's own id and phone.
+      await insertUser(trx, {
+        id: business.id,
+        business_id: business.id,
+        name: business.name,
+        phone: business.phone,
+        role: 'owner',
+        created_at: business.created_at,
+      });
       await repo.insertTotals(trx, business.id);
       await this.storeKey(trx, business.id, apiKey);
     });

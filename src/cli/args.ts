@@ -31,6 +31,8 @@ export const OPTIONS = {
   out: { type: 'string' },
   from: { type: 'string' },
   contact: { type: 'string' },
+  user: { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];

@@ -15,6 +15,7 @@ function account(row: ContactRow, publicBaseUrl: string) {
     account_url: accountUrl(publicBaseUrl, row.account_token),
     payment_reference: row.payment_reference ?? null,
     language: row.language,
+    assigned_to: row.assigned_to,
   };
 }
 

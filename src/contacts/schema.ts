@@ -38,6 +38,12 @@ export const Contact = Type.Object(
     language: Nullable(
       Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
     ),
+    assigned_to: Nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'the user (GET /v1/users) this buyer is assigned to; a collector sees and acts on these only',
+      }),
+    ),
   },
   { $id: 'Contact' },
 );
@@ -75,6 +81,12 @@ export const ContactWithBalances = Type.Object(
     language: Nullable(
       Type.String({ enum: ['en', 'hi'], description: "the account page's language; null: the business's" }),
     ),
+    assigned_to: Nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'the user (GET /v1/users) this buyer is assigned to; a collector sees and acts on these only',
+      }),
+    ),
   },
   { $id: 'ContactWithBalances' },
 );
@@ -92,6 +104,15 @@ export const UpdateContactBody = Type.Object(
     phone: Type.Optional(Nullable(PhoneInput)),
     reminders_paused: Type.Optional(
       Type.Boolean({ description: "holds automatic and manual reminders for every one of the contact's dues" }),
+    ),
+    assigned_to: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'uuid',
+          'x-lowercase': true,
+          description: 'a user id of the business (GET /v1/users), or null for none',
+        }),
+      ),
     ),
   },
   { additionalProperties: false },

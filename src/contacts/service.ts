@@ -13,6 +13,7 @@ import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact, readTotalsColumn } from '../totals/aggregates.js';
+import { findUser } from '../users/repository.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { contactNameKey } from './name-key.js';
 import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
@@ -126,6 +127,7 @@ export class ContactService {
         language: null,
         oldest_open_due: '9999-12-31',
         payment_reference: contactPaymentReference(),
+        assigned_to: null,
       });
       return true;
     });
@@ -345,6 +347,13 @@ export class ContactService {
       if (!current) throw errors.notFound('contact');
       let contact = current;
       if (pause !== undefined && pause !== current.reminders_paused) patch.reminders_paused = pause;
+      if (input.assigned_to !== undefined && input.assigned_to !== current.assigned_to) {
+        const userId = input.assigned_to?.toLowerCase() ?? null;
+        if (userId !== null && !(await findUser(trx, business.id, userId))) {
+          throw errors.invalid('assigned_to', 'assigned_to is not the id of a user of this business');
+        }
+        patch.assigned_to = userId;
+      }
       if (Object.keys(patch).length > 0) {
         const now = this.deps.clock.now();
         try {

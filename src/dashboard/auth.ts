@@ -1,13 +1,14 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { BusinessRow } from '../businesses/repository.js';
-import { findBusiness, findBusinessesByPhone, lockBusiness } from '../businesses/repository.js';
+import { findBusiness, lockBusiness } from '../businesses/repository.js';
 import type { ChatChannel } from '../channels/channel.js';
-import type { Db } from '../db/schema.js';
+import type { Db, Role } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
+import { isUuid, randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
+import { findUser, usersByPhone } from '../users/repository.js';
 import * as repo from './repository.js';
 
 /** PRODUCT part 14 (contract): codes live 10 minutes and take 5 tries; links 15 minutes, one use. */
@@ -25,8 +26,16 @@ const HOUR_MS = 60 * 60_000;
  */
 export const SIGN_IN_TEMPLATE = 'dashboard_sign_in_code';
 
+/** Who is signed in: the owner or one of the staff (PRODUCT part 23). */
+export interface SessionUser {
+  id: string;
+  name: string;
+  role: Role;
+}
+
 export interface DashboardSession {
   business: BusinessRow;
+  user: SessionUser;
   csrfToken: string;
 }
 
@@ -62,7 +71,7 @@ export class DashboardAuth {
     },
   ) {}
 
-  /** Sends a 6-digit code to each business registered with this phone (one message each). */
+  /** Sends a 6-digit code for each business this phone is a user of (one message each). */
   async requestCode(phoneInput: string, clientAddress: string): Promise<CodeRequestOutcome> {
     const phone = normalisePhone(phoneInput.trim(), 'IN');
     if (!phone) return { kind: 'invalid_phone' };
@@ -72,9 +81,11 @@ export class DashboardAuth {
     }
     const now = this.deps.clock.now();
     const since = new Date(now.getTime() - HOUR_MS).toISOString();
-    const businesses = await findBusinessesByPhone(this.deps.db, phone);
-    let limited = businesses.length > 0;
-    for (const business of businesses) {
+    const users = await usersByPhone(this.deps.db, phone);
+    let limited = users.length > 0;
+    for (const user of users) {
+      const business = await findBusiness(this.deps.db, user.business_id);
+      if (!business) continue;
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       // Counted and written under the business's row lock (one writer on SQLite): concurrent
       // requests cannot all see the same count and each add a code past the limit.
@@ -86,6 +97,7 @@ export class DashboardAuth {
           business_id: business.id,
           kind: 'code',
           phone,
+          user_id: user.id,
           secret_hash: codeHash(phone, code),
           created_at: now.toISOString(),
           expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
@@ -123,18 +135,18 @@ export class DashboardAuth {
     if (!phone || !/^\d{6}$/.test(code.trim())) return { kind: 'invalid' };
     const now = this.deps.clock.now().toISOString();
     const hash = codeHash(phone, code.trim());
-    let match: { id: string; business_id: string } | undefined;
+    let match: { id: string; business_id: string; user_id: string | null } | undefined;
     for (const id of await repo.liveCodeIds(this.deps.db, phone, now, CODE_TRIES)) {
       const spent = await repo.spendAttempt(this.deps.db, id, now, CODE_TRIES);
       if (spent && !match && sameSecret(spent.secret_hash, hash)) match = spent;
     }
     if (!match || !(await repo.useLogin(this.deps.db, match.id, now))) return { kind: 'invalid' };
-    return { kind: 'signed_in', token: await this.#startSession(match.business_id) };
+    return { kind: 'signed_in', token: await this.#startSession(match.business_id, match.user_id) };
   }
 
-  /** The admin CLI's one-time link (`login-link --business ID`). */
-  async createLink(businessId: string): Promise<string> {
-    return createLoginLink(this.deps, businessId);
+  /** The admin CLI's one-time link (`login-link --business ID [--user USER_ID]`). */
+  async createLink(businessId: string, userId?: string): Promise<string> {
+    return createLoginLink(this.deps, businessId, userId);
   }
 
   async useLink(token: string): Promise<SignInOutcome> {
@@ -143,15 +155,15 @@ export class DashboardAuth {
     if (!row || !(await repo.useLogin(this.deps.db, row.id, this.deps.clock.now().toISOString()))) {
       return { kind: 'invalid' };
     }
-    return { kind: 'signed_in', token: await this.#startSession(row.business_id) };
+    return { kind: 'signed_in', token: await this.#startSession(row.business_id, row.user_id) };
   }
 
   async session(token: string | undefined): Promise<DashboardSession | null> {
     if (!token || token.length > 100) return null;
     const row = await repo.findSession(this.deps.db, sha256Hex(token), this.deps.clock.now().toISOString());
     if (!row) return null;
-    const { csrf_token, session_expires_at: _, ...business } = row;
-    return { business, csrfToken: csrf_token };
+    const { csrf_token, session_expires_at: _, user_id, user_name, user_role, ...business } = row;
+    return { business, user: { id: user_id, name: user_name, role: user_role }, csrfToken: csrf_token };
   }
 
   checkCsrf(session: DashboardSession, submitted: unknown): boolean {
@@ -162,12 +174,14 @@ export class DashboardAuth {
     if (token) await repo.deleteSession(this.deps.db, sha256Hex(token));
   }
 
-  async #startSession(businessId: string): Promise<string> {
+  /** A code or link older than users signs in the owner (whose user id is the business's). */
+  async #startSession(businessId: string, userId: string | null): Promise<string> {
     const token = randomToken(32);
     const now = this.deps.clock.now();
     await repo.insertSession(this.deps.db, {
       token_hash: sha256Hex(token),
       business_id: businessId,
+      user_id: userId ?? businessId,
       csrf_token: randomToken(18),
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
@@ -177,14 +191,16 @@ export class DashboardAuth {
 }
 
 /**
- * A one-time sign-in link (15 minutes, one use); needs only the store, so that the admin CLI
- * makes one without the rest of the sign-in machinery.
+ * A one-time sign-in link (15 minutes, one use) for one user of the business (default: the owner);
+ * needs only the store, so that the admin CLI makes one without the rest of the sign-in machinery.
  */
 export async function createLoginLink(
   deps: { db: Db; clock: Clock; publicBaseUrl: string },
   businessId: string,
+  userId: string = businessId,
 ): Promise<string> {
   if (!(await findBusiness(deps.db, businessId))) throw errors.notFound('business');
+  if (!isUuid(userId) || !(await findUser(deps.db, businessId, userId.toLowerCase()))) throw errors.notFound('user');
   const token = randomToken(24);
   const now = deps.clock.now();
   await repo.insertLogin(deps.db, {
@@ -192,6 +208,7 @@ export async function createLoginLink(
     business_id: businessId,
     kind: 'link',
     phone: null,
+    user_id: userId.toLowerCase(),
     secret_hash: sha256Hex(token),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + LINK_TTL_MS).toISOString(),

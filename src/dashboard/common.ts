@@ -12,7 +12,7 @@ export const PAGE_SIZE = 20;
 
 export function viewOf(request: FastifyRequest): View {
   const session = sessionOf(request);
-  return viewFor(session.business, session.csrfToken);
+  return viewFor(session.business, session.csrfToken, session.user);
 }
 
 /** A path id that is not a UUID is answered like another business's id: 404, nothing read. */

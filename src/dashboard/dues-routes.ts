@@ -180,7 +180,7 @@ export async function duesRoutes(app: App) {
       });
       return seeOther(reply, `/dashboard/dues/${(answer.body as { id: string }).id}?ok=created`);
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderNewDue(v, values, flash));
     }
   });
@@ -203,7 +203,7 @@ export async function duesRoutes(app: App) {
       try {
         return seeOther(reply, await run(v, id, request.body));
       } catch (error) {
-        const { status, flash } = formError(error);
+        const { status, flash } = formError(error, v.t);
         const edit: DueFormValues | undefined = editValues
           ? {
               amount: request.body.amount ?? '',
@@ -281,7 +281,7 @@ export async function duesRoutes(app: App) {
           if (decision === 'confirm') await services.claims.confirm(v.business, id, claimId, {});
           else await services.claims.reject(v.business, id, claimId);
         } catch (error) {
-          const { status, flash } = formError(error);
+          const { status, flash } = formError(error, v.t);
           return sendPage(reply, status, renderDue(v, await detail(v, id), flash));
         }
         return seeOther(reply, `/dashboard/dues/${id}?ok=${decision === 'confirm' ? 'confirmed' : 'rejected'}`);

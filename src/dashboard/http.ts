@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardSession } from './auth.js';
-import type { MessageKey } from './i18n.js';
+import { isMessageKey, type MessageKey } from './i18n.js';
 import type { PageChrome } from './layout.js';
 import { CONTENT_SECURITY_POLICY } from './layout.js';
 
@@ -56,12 +56,16 @@ const OUTCOMES: Record<string, MessageKey> = {
   enabled: 'developers.enabled',
 };
 
+/** Every outcome a redirect may name (the language test shows each one). */
+export const OUTCOME_NAMES = Object.keys(OUTCOMES);
+
 export function outcomeFlash(
   t: (key: MessageKey, params?: Record<string, string>) => string,
   query: { ok?: string | undefined; reason?: string | undefined },
 ): PageChrome['flash'] {
-  if (query.ok === 'held' && query.reason && /^[a-z_]{1,30}$/.test(query.reason)) {
-    return { kind: 'error', text: t('due.reminder_held', { reason: query.reason.replace(/_/g, ' ') }) };
+  const reason = `step_reason.${query.reason}`;
+  if (query.ok === 'held' && isMessageKey(reason)) {
+    return { kind: 'error', text: t('due.reminder_held', { reason: t(reason) }) };
   }
   const key = query.ok === undefined ? undefined : OUTCOMES[query.ok];
   return key ? { kind: 'notice', text: t(key) } : undefined;

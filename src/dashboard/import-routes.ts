@@ -46,7 +46,7 @@ export async function importRoutes(app: App) {
         return seeOther(reply, '/dashboard/dues?ok=imported');
       } catch (error) {
         const rows = error instanceof RowsError ? error.rows : [];
-        const { status, flash } = formError(error);
+        const { status, flash } = formError(error, v.t);
         return sendPage(reply, status, renderImport(v, { csv, once, rows }, flash));
       }
     },

@@ -47,6 +47,7 @@ form.inline{display:inline}
 .muted{color:#4b5563;font-size:.875rem}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-top:.75rem}
 .aging svg{width:100%;height:auto;display:block}
+.choices{list-style:none;margin:.25rem 0;padding:0}.choices li{margin:.5rem 0}.choices .muted{display:block;margin-top:.125rem}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
 `.trim();
 
@@ -67,14 +68,14 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-export type Section = 'home' | 'dues' | 'contacts' | 'import' | 'settings' | 'developers';
+export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers';
 
 export interface PageChrome {
   t: Translate;
   language: string;
   title: string;
   /** absent on the sign-in pages */
-  nav?: { businessName: string; current: Section; csrfToken: string };
+  nav?: { businessName: string; userName: string; current: Section; csrfToken: string };
   flash?: { kind: 'notice' | 'error'; text: string } | undefined;
 }
 
@@ -82,6 +83,7 @@ const SECTIONS: Array<[Section, string, Parameters<Translate>[0]]> = [
   ['home', '/dashboard', 'nav.home'],
   ['dues', '/dashboard/dues', 'nav.dues'],
   ['contacts', '/dashboard/contacts', 'nav.contacts'],
+  ['bank', '/dashboard/bank', 'nav.bank'],
   ['import', '/dashboard/import', 'nav.import'],
   ['settings', '/dashboard/settings', 'nav.settings'],
   ['developers', '/dashboard/developers', 'nav.developers'],
@@ -96,7 +98,7 @@ export function layout(chrome: PageChrome, body: Markup): string {
   const { t, nav, flash } = chrome;
   const header = nav
     ? html`<header>
-<div class="bar"><span class="brand">${nav.businessName}</span>
+<div class="bar"><span class="brand">${nav.businessName}</span>${nav.userName ? html`<span>${nav.userName}</span>` : ''}
 <form method="post" action="/dashboard/logout">${csrfField(nav.csrfToken)}<button class="link" type="submit">${t('nav.sign_out')}</button></form></div>
 <nav aria-label="${t('app.title')}">${SECTIONS.map(
         ([section, href, key]) =>

@@ -49,7 +49,7 @@ export function spendAttempt(db: Executor, id: string, now: string, tries: numbe
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .where('attempts', '<', tries)
-    .returning(['id', 'business_id', 'secret_hash'])
+    .returning(['id', 'business_id', 'user_id', 'secret_hash'])
     .executeTakeFirst();
 }
 
@@ -78,12 +78,20 @@ export function insertSession(db: Executor, row: DashboardSessionTable) {
   return db.insertInto('dashboard_sessions').values(row).execute();
 }
 
+/** A live session with its business and its user (a removed user's sessions are gone with them). */
 export function findSession(db: Executor, tokenHash: string, now: string) {
   return db
     .selectFrom('dashboard_sessions')
     .innerJoin('businesses', 'businesses.id', 'dashboard_sessions.business_id')
+    .innerJoin('users', 'users.id', 'dashboard_sessions.user_id')
     .selectAll('businesses')
-    .select(['dashboard_sessions.csrf_token', 'dashboard_sessions.expires_at as session_expires_at'])
+    .select([
+      'dashboard_sessions.csrf_token',
+      'dashboard_sessions.expires_at as session_expires_at',
+      'users.id as user_id',
+      'users.name as user_name',
+      'users.role as user_role',
+    ])
     .where('dashboard_sessions.token_hash', '=', tokenHash)
     .where('dashboard_sessions.expires_at', '>', now)
     .executeTakeFirst();

@@ -6,8 +6,10 @@ import { statusOf } from '../http/error-status.js';
 import type { App } from '../http/types.js';
 import { randomToken } from '../lib/ids.js';
 import { DashboardAuth, type DashboardSession, SESSION_TTL_MS } from './auth.js';
+import { refusalText } from './errors.js';
 import { parseForm } from './forms.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, seeOther, sendPage } from './http.js';
+import { translator } from './i18n.js';
 import { loginTranslator, renderLogin, renderMessage } from './pages/login.js';
 import { signedInRoutes } from './signed-in.js';
 
@@ -38,8 +40,16 @@ export async function dashboardRoutes(app: App) {
   );
   app.decorateRequest('dashboardSession', null);
 
-  const lang = (request: FastifyRequest) => loginTranslator(request.headers['accept-language']);
-  app.setNotFoundHandler((request, reply) => {
+  /** A signed-in owner reads the business's language; before that, the browser's. */
+  const lang = (request: FastifyRequest) => {
+    const business = request.dashboardSession?.business;
+    return business
+      ? { t: translator(business.language), language: business.language }
+      : loginTranslator(request.headers['accept-language']);
+  };
+  app.setNotFoundHandler(async (request, reply) => {
+    // A signed-in owner who mistypes an address is answered in the business's language.
+    request.dashboardSession ??= await auth.session(request.cookies[SESSION_COOKIE]);
     const l = lang(request);
     return sendPage(reply, 404, renderMessage(l, l.t('error.title'), l.t('error.not_found')));
   });
@@ -56,7 +66,7 @@ export async function dashboardRoutes(app: App) {
       appError.code === 'not_found'
         ? l.t('error.not_found')
         : error instanceof AppError && status < 500
-          ? appError.message
+          ? refusalText(l.t, appError)
           : l.t('error.generic');
     return sendPage(reply, status, renderMessage(l, l.t('error.title'), text));
   });

@@ -4,6 +4,7 @@ import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
+import { bankPageRoutes } from './bank-routes.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { duesRoutes } from './dues-routes.js';
 import { formError } from './errors.js';
@@ -30,13 +31,14 @@ export async function signedInRoutes(app: App) {
     const { business } = v;
     const today = transactions.today(business);
     const month = services.messaging.currentMonth(business, app.deps.clock.now());
-    const [totals, aging, overdue, claims, unapplied, reminders] = await Promise.all([
+    const [totals, aging, overdue, claims, unapplied, reminders, bankWaiting] = await Promise.all([
       services.summary.get(business),
       services.summary.aging(business),
       transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
       services.claims.listPending(business, { limit: 10, offset: 0 }),
       services.moneyIn.listUnapplied(business, { limit: 5, offset: 0 }),
       services.messaging.remindersReturn(business, month),
+      services.bank.count(business),
     ]);
     return sendPage(
       reply,
@@ -64,6 +66,7 @@ export async function signedInRoutes(app: App) {
           })),
           overdueTotal: overdue.total,
           reminders,
+          bankWaiting,
           claims: claims.map((c) => ({
             transaction_id: c.transactionId,
             contact_name: c.contactName,
@@ -128,6 +131,7 @@ export async function signedInRoutes(app: App) {
   );
 
   await app.register(importRoutes);
+  await app.register(bankPageRoutes);
 
   app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
@@ -153,7 +157,7 @@ export async function signedInRoutes(app: App) {
         ...(reminderSteps !== '' && { reminderSteps }),
       });
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderSettings(v, { upi_id: upiId ?? '', reminder_steps: reminderSteps }, flash));
     }
     return seeOther(reply, '/dashboard/settings?ok=settings');
@@ -213,7 +217,7 @@ export async function signedInRoutes(app: App) {
       const created = await webhooks.create(v.business, input);
       return sendPage(reply, 200, renderDevelopers(v, await developers(v, { newSecret: created.secret })));
     } catch (error) {
-      const { status, flash } = formError(error);
+      const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderDevelopers(v, await developers(v, { url }), flash));
     }
   });

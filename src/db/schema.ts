@@ -115,6 +115,8 @@ export interface ContactTable {
   oldest_open_due: Generated<string>;
   /** `R` + 7 characters, in the account's UPI note: names the account in a bank narration */
   payment_reference: Generated<string | null>;
+  /** the user (staff) this buyer is assigned to: a collector sees and acts on these only */
+  assigned_to: Generated<string | null>;
 }
 
 /**
@@ -469,6 +471,8 @@ export interface DashboardLoginTable {
   kind: 'code' | 'link';
   phone: string | null;
   secret_hash: string;
+  /** the user the code or link signs in (null only on rows older than users: the owner) */
+  user_id: string | null;
   attempts: Generated<number>;
   created_at: string;
   expires_at: string;
@@ -478,9 +482,23 @@ export interface DashboardLoginTable {
 export interface DashboardSessionTable {
   token_hash: string;
   business_id: string;
+  /** the user signed in */
+  user_id: string;
   csrf_token: string;
   created_at: string;
   expires_at: string;
+}
+
+export type Role = 'owner' | 'accountant' | 'collector' | 'viewer';
+
+/** A person who signs in to a business's dashboard: the owner (id = the business's id) or staff. */
+export interface UserTable {
+  id: string;
+  business_id: string;
+  name: string;
+  phone: string;
+  role: Role;
+  created_at: string;
 }
 
 /** One uploaded bank statement. */
@@ -560,6 +578,7 @@ export interface Database {
   app_settings: AppSettingTable;
   dashboard_logins: DashboardLoginTable;
   dashboard_sessions: DashboardSessionTable;
+  users: UserTable;
 }
 
 export type Db = Kysely<Database>;

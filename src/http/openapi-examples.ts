@@ -46,6 +46,7 @@ const contact = {
   account_url: 'https://pay.example.com/a/01J9ZK2Q4M8X3V7B5N6C1D0E2G',
   payment_reference: 'R7KQ2M4X',
   language: null,
+  assigned_to: null,
 };
 
 const endpoint = {

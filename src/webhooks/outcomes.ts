@@ -12,6 +12,10 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** An endpoint that has failed every attempt for this long is disabled (PRODUCT part 5). */
 export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
 
+/** The disabled reasons an endpoint can carry (the dashboard says them in the business's language). */
+export const TURNED_OFF_BY_BUSINESS = 'turned off by the business';
+export const FAILING_SINCE = 'disabled after failing every attempt since ';
+
 export type AttemptOutcome = 'delivered' | 'failed' | 'lease_lost';
 
 /** An attempt that has ended, waiting to be recorded. */
@@ -63,7 +67,7 @@ export async function recordOutcomes(
       endpoint?.failing_since &&
       now.getTime() - new Date(endpoint.failing_since).getTime() >= DISABLE_AFTER_MS
     ) {
-      const reason = `disabled after failing every attempt since ${endpoint.failing_since}`;
+      const reason = `${FAILING_SINCE}${endpoint.failing_since}`;
       await endpointsRepo.disableEndpoint(trx, endpointId, reason, at);
       disabled.push(endpointId);
       await deliveriesRepo.cancelQueued(trx, endpointId, 'endpoint disabled after 3 days of failures', at);

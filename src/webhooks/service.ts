@@ -9,6 +9,7 @@ import { EVENT_TYPES, type EventType } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
 import * as deliveriesRepo from './delivery-repository.js';
 import * as endpointsRepo from './endpoint-repository.js';
+import { TURNED_OFF_BY_BUSINESS } from './outcomes.js';
 import { deliveryBody, sampleData } from './payload.js';
 import { replay } from './replay.js';
 import { forgetDatabaseKey, type SecretBox } from './secret-box.js';
@@ -178,7 +179,7 @@ export class WebhookService {
       const now = this.deps.clock.now().toISOString();
       const row = await endpointsRepo.updateEndpoint(trx, business.id, id, {
         ...(input.active !== undefined && { active: input.active }),
-        ...(input.active === false && { reason: 'turned off by the business' }),
+        ...(input.active === false && { reason: TURNED_OFF_BY_BUSINESS }),
         ...(url !== undefined && { url }),
         ...(events !== undefined && { events: JSON.stringify(events) }),
         at: now,

@@ -16,15 +16,22 @@ export class DashboardClient {
   readonly cookies = new Map<string, string>();
   constructor(private readonly h: Harness) {}
 
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>): Promise<Page> {
+  async request(
+    method: 'GET' | 'POST',
+    url: string,
+    form?: Record<string, string>,
+    raw?: { payload: Buffer; contentType: string },
+  ): Promise<Page> {
     const headers: Record<string, string> = {};
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
+    if (raw) headers['content-type'] = raw.contentType;
     const res = await this.h.app.inject({
       method,
       url,
       headers,
       ...(form && { payload: new URLSearchParams(form).toString() }),
+      ...(raw && { payload: raw.payload }),
     });
     const setCookie = res.headers['set-cookie'];
     for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
@@ -41,6 +48,19 @@ export class DashboardClient {
 
   get(url: string) {
     return this.request('GET', url);
+  }
+
+  /** Posts a file form (multipart/form-data) as a browser does: `files` maps a field to [file name, text]. */
+  async upload(url: string, fields: Record<string, string>, files: Record<string, [string, string]>): Promise<Page> {
+    const data = new FormData();
+    for (const [k, v] of Object.entries(fields)) data.append(k, v);
+    for (const [k, [name, text]] of Object.entries(files)) data.append(k, new Blob([text], { type: 'text/csv' }), name);
+    const encoded = new Request('http://localhost/', { method: 'POST', body: data });
+    const payload = Buffer.from(await encoded.arrayBuffer());
+    return this.request('POST', url, undefined, {
+      payload,
+      contentType: encoded.headers.get('content-type') as string,
+    });
   }
 
   /** Posts a form with the CSRF token of the page it was on (as a browser would). */
@@ -92,14 +112,14 @@ export async function signInByCode(h: Harness, biz: TestBusiness): Promise<Dashb
 }
 
 /** The admin CLI's link, made by the same service the CLI uses. */
-export function loginLink(h: Harness, businessId: string): Promise<string> {
+export function loginLink(h: Harness, businessId: string, userId?: string): Promise<string> {
   return new DashboardAuth({
     db: h.store.db,
     clock: h.clock,
     channel: h.services.channel,
     rateLimits: new MemoryRateLimitStore(h.clock),
     publicBaseUrl: h.config.publicBaseUrl,
-  }).createLink(businessId);
+  }).createLink(businessId, userId);
 }
 
 export async function signInByLink(h: Harness, businessId: string): Promise<DashboardClient> {

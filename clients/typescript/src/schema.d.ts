@@ -755,6 +755,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the business's users (the owner and staff)
+         * @description Each signs in to the dashboard with a code sent to their own phone. Staff are added and removed by the owner (dashboard, or the admin CLI).
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/legacy/v1/summary": {
         parameters: {
             query?: never;
@@ -1008,6 +1028,11 @@ export interface components {
              * @enum {string|null}
              */
             language: "en" | "hi" | null;
+            /**
+             * Format: uuid
+             * @description the user (GET /v1/users) this buyer is assigned to; a collector sees and acts on these only
+             */
+            assigned_to: string | null;
         };
         ContactWithBalances: {
             /**
@@ -1053,6 +1078,11 @@ export interface components {
              * @enum {string|null}
              */
             language: "en" | "hi" | null;
+            /**
+             * Format: uuid
+             * @description the user (GET /v1/users) this buyer is assigned to; a collector sees and acts on these only
+             */
+            assigned_to: string | null;
         };
         Transaction: {
             /**
@@ -1645,6 +1675,26 @@ export interface components {
             amount_paise: number;
             reason: string | null;
             reference: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            created_at: string;
+        };
+        User: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            name: string;
+            /** @description normalised digits with country code; the user signs in with a code sent here */
+            phone: string;
+            /**
+             * @description owner: everything; accountant: everything but users, keys and webhooks; collector: the buyers assigned to them only (receipts, reminders, new dues); viewer: reads everything, changes nothing
+             * @enum {string}
+             */
+            role: "owner" | "accountant" | "collector" | "viewer";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
@@ -2643,7 +2693,8 @@ export interface operations {
                      *         "balance_paise": 0,
                      *         "account_url": "https://pay.example.com/a/01J9ZK2Q4M8X3V7B5N6C1D0E2G",
                      *         "payment_reference": "R7KQ2M4X",
-                     *         "language": null
+                     *         "language": null,
+                     *         "assigned_to": null
                      *       },
                      *       "created": true
                      *     }
@@ -2903,6 +2954,11 @@ export interface operations {
                     phone?: string | null;
                     /** @description holds automatic and manual reminders for every one of the contact's dues */
                     reminders_paused?: boolean;
+                    /**
+                     * Format: uuid
+                     * @description a user id of the business (GET /v1/users), or null for none
+                     */
+                    assigned_to?: string | null;
                 };
             };
         };
@@ -8305,6 +8361,112 @@ export interface operations {
                         limit: number;
                         /** @description more events follow: ask again with starting_after = the last id */
                         hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List the business's users (the owner and staff) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"][];
                     };
                 };
             };

@@ -63,8 +63,16 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./restore.js'),
   },
   'login-link': {
-    usage: 'login-link --business ID          one-time dashboard sign-in link (15 minutes, one use)',
+    usage: 'login-link --business ID [--user USER_ID]  one-time dashboard sign-in link (15 minutes, one use)',
     load: () => import('./login-link.js'),
+  },
+  'user add': {
+    usage: 'user add --business ID --name N --phone P --role accountant|collector|viewer   a staff user',
+    load: () => import('./user-add.js'),
+  },
+  'user remove': {
+    usage: 'user remove --business ID --user USER_ID   removes a staff user and ends their sessions',
+    load: () => import('./user-remove.js'),
   },
   chat: {
     usage: 'chat --business ID "add Ravi 500"  the text as the owner\'s chat message; prints the reply',

@@ -2,6 +2,7 @@ import { html, type Markup } from '../../paypage/html.js';
 import type { Aging, Totals } from '../../totals/aggregates.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
 import { layout } from '../layout.js';
+import { bankWaitingLink } from './bank.js';
 import type { View } from './view.js';
 
 export interface HomeData {
@@ -11,6 +12,8 @@ export interface HomeData {
   overdueTotal: number;
   /** this month's reminders: what they cost, and the money received on the dues they reminded */
   reminders: { costPaise: number; collectedPaise: number };
+  /** bank credits waiting for the owner's decision */
+  bankWaiting: number;
   /** money the gateway received that no due took (PRODUCT part 11) */
   unapplied: {
     total: number;
@@ -62,7 +65,7 @@ ${stat(t('home.contacts'), String(d.totals.contactCount))}
 </div>
 <div class="cols">
 <section class="card aging" aria-labelledby="aging-h"><h2 id="aging-h">${t('home.aging')}</h2>${agingChart(v, d.aging)}</section>
-<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${
+<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${bankWaitingLink(v, d.bankWaiting)}${
     d.claims.length === 0
       ? html`<p class="muted">${t('home.no_claims')}</p>`
       : html`<ul class="list">${d.claims.map(

@@ -1,4 +1,5 @@
-import { html } from '../../paypage/html.js';
+import { html, htmlWith } from '../../paypage/html.js';
+import { refusalText } from '../errors.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import type { View } from './view.js';
 
@@ -9,18 +10,21 @@ export interface ImportPage {
   rows?: Array<{ row: number; field?: string; message: string }>;
 }
 
+/** The file's columns, named as the file must name them. */
+const COLUMNS = html`<code>contact_name</code>, <code>contact_phone</code>, <code>amount</code> / <code>amount_paise</code>, <code>due_date</code>, <code>invoice_number</code>, <code>notes</code>`;
+
 export function renderImport(v: View, d: ImportPage, flash?: PageChrome['flash']): string {
   const { t } = v;
   const body = html`<h1>${t('import.title')}</h1>
 <section class="card" aria-labelledby="export-h"><h2 id="export-h">${t('import.export_title')}</h2>
 <div class="actions"><a class="button secondary" href="/dashboard/export">${t('import.export')}</a><a class="button secondary" href="/dashboard/export?status=outstanding">${t('import.export_outstanding')}</a></div></section>
 <section class="card" aria-labelledby="import-h"><h2 id="import-h">${t('import.import_title')}</h2>
-<p class="muted">${t('import.help')}</p>
+<p class="muted">${htmlWith(t('import.columns'), { columns: COLUMNS })} ${t('import.help')}</p>
 ${
   d.rows && d.rows.length > 0
     ? html`<ul class="list" aria-label="${t('import.row_errors')}">${d.rows.map(
         (r) =>
-          html`<li><span>${t('import.row', { row: r.row })}${r.field ? html` · ${r.field}` : ''}</span><span>${r.message}</span></li>`,
+          html`<li><span>${t('import.row', { row: r.row })}${r.field ? html` · <code>${r.field}</code>` : ''}</span><span>${refusalText(t, r)}</span></li>`,
       )}</ul>`
     : ''
 }

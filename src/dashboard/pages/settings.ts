@@ -1,4 +1,6 @@
+import type { MessageKey } from '../../i18n/index.js';
 import { html } from '../../paypage/html.js';
+import { FAILING_SINCE, TURNED_OFF_BY_BUSINESS } from '../../webhooks/outcomes.js';
 import type { DeliveryView, EndpointView } from '../../webhooks/service.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import type { View } from './view.js';
@@ -42,6 +44,15 @@ export interface DevelopersData {
   events: Array<{ id: string; type: string; created_at: string }>;
 }
 
+/** Why an endpoint is off, in the business's language. */
+function disabledReason(v: View, reason: string): string {
+  if (reason === TURNED_OFF_BY_BUSINESS) return v.t('developers.off_by_business');
+  if (reason.startsWith(FAILING_SINCE)) {
+    return v.t('developers.off_failing', { since: v.instant(reason.slice(FAILING_SINCE.length)) });
+  }
+  return reason;
+}
+
 export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome['flash']): string {
   const { t } = v;
   const post = (action: string, label: string, cls = 'secondary') =>
@@ -51,7 +62,7 @@ export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome[
 ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
 <ul class="list">${d.keys.map(
     (k) =>
-      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${k.source} · ${v.instant(k.created_at)} · ${t('developers.last_used')} ${k.last_used_at ? v.instant(k.last_used_at) : t('developers.never')}${k.revoked_at ? html` · ${t('developers.revoked')} ${v.instant(k.revoked_at)}` : ''}</span></span>${
+      html`<li><span><code>${k.prefix}…</code><br><span class="muted">${t(`key_source.${k.source}` as MessageKey)} · ${v.instant(k.created_at)} · ${t('developers.last_used')} ${k.last_used_at ? v.instant(k.last_used_at) : t('developers.never')}${k.revoked_at ? html` · ${t('developers.revoked')} ${v.instant(k.revoked_at)}` : ''}</span></span>${
         k.revoked_at ? '' : post(`/dashboard/developers/keys/${k.id}/revoke`, t('developers.revoke'), 'danger')
       }</li>`,
   )}</ul>
@@ -64,8 +75,10 @@ ${
   d.endpoints.length === 0
     ? html`<p class="muted">${t('developers.none')}</p>`
     : d.endpoints.map(
-        (e) => html`<article class="card"><h3>${e.row.url}</h3><p class="muted">${e.events.join(', ')}</p>
-${e.row.active === 1 ? '' : html`<p class="error" role="status">${t('developers.disabled', { reason: e.row.disabled_reason ?? '' })}</p>`}
+        (
+          e,
+        ) => html`<article class="card"><h3>${e.row.url}</h3><p class="muted">${e.events.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}</p>
+${e.row.active === 1 ? '' : html`<p class="error" role="status">${t('developers.disabled', { reason: disabledReason(v, e.row.disabled_reason ?? '') })}</p>`}
 <div class="actions">${
           e.row.active === 1
             ? html`${post(`/dashboard/developers/webhooks/${e.row.id}/test`, t('developers.test'))}${post(`/dashboard/developers/webhooks/${e.row.id}/replay`, t('developers.replay_day'))}`
@@ -76,7 +89,7 @@ ${e.row.active === 1 ? '' : html`<p class="error" role="status">${t('developers.
             ? html`<p class="muted">—</p>`
             : html`<ul class="list">${e.deliveries.map(
                 (dl) =>
-                  html`<li><span>${dl.delivery.event} · ${dl.delivery.status}${dl.delivery.response_status ? html` (${dl.delivery.response_status})` : ''}<br><span class="muted">${v.instant(dl.delivery.created_at)}${dl.delivery.error ? html` · ${dl.delivery.error}` : ''}</span></span>${post(`/dashboard/developers/webhooks/${e.row.id}/deliveries/${dl.delivery.id}/redeliver`, t('developers.redeliver'))}</li>`,
+                  html`<li><span><code>${dl.delivery.event}</code> · ${t(`delivery.${dl.delivery.status}` as MessageKey)}${dl.delivery.response_status ? html` (${dl.delivery.response_status})` : ''}<br><span class="muted">${v.instant(dl.delivery.created_at)}${dl.delivery.error ? html` · <code>${dl.delivery.error}</code>` : ''}</span></span>${post(`/dashboard/developers/webhooks/${e.row.id}/deliveries/${dl.delivery.id}/redeliver`, t('developers.redeliver'))}</li>`,
               )}</ul>`
         }</article>`,
       )
@@ -92,7 +105,7 @@ ${
     ? html`<p class="muted">${t('developers.no_events')}</p>`
     : html`<ul class="list">${d.events.map(
         (ev) =>
-          html`<li><span>${ev.type}<br><span class="muted">${v.instant(ev.created_at)} · <code>${ev.id}</code></span></span></li>`,
+          html`<li><span><code>${ev.type}</code><br><span class="muted">${v.instant(ev.created_at)} · <code>${ev.id}</code></span></span></li>`,
       )}</ul>`
 }
 </section>`;

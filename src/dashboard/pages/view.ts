@@ -2,12 +2,15 @@ import type { BusinessRow } from '../../businesses/repository.js';
 import { formatDate, formatInstant, formatMoney } from '../../i18n/format.js';
 import { type Language, languageOf } from '../../i18n/index.js';
 import { html, type Markup } from '../../paypage/html.js';
+import type { SessionUser } from '../auth.js';
 import { type Translate, translator } from '../i18n.js';
 import type { PageChrome, Section } from '../layout.js';
 
 /** What every signed-in page is rendered with: the business's words, money and time zone. */
 export interface View {
   business: BusinessRow;
+  /** who is signed in: what they may do decides which forms a page shows (users/permissions.ts) */
+  user: SessionUser;
   /** the business's language: every word, date and number of the page */
   lang: Language;
   t: Translate;
@@ -18,11 +21,12 @@ export interface View {
   chrome(title: string, current: Section, flash?: PageChrome['flash']): PageChrome;
 }
 
-export function viewFor(business: BusinessRow, csrfToken: string): View {
+export function viewFor(business: BusinessRow, csrfToken: string, user: SessionUser): View {
   const lang = languageOf(business.language);
   const t = translator(lang);
   return {
     business,
+    user,
     lang,
     t,
     csrfToken,
@@ -33,7 +37,8 @@ export function viewFor(business: BusinessRow, csrfToken: string): View {
       t,
       language: business.language,
       title,
-      nav: { businessName: business.name, current, csrfToken },
+      // Staff see whose session it is; the owner's name is the business's own.
+      nav: { businessName: business.name, userName: user.role === 'owner' ? '' : user.name, current, csrfToken },
       flash,
     }),
   };

@@ -31,6 +31,7 @@ import * as chatMessages from './2026-11-27T05-00_chat-messages.js';
 import * as paymentReferences from './2026-11-27T08-00_payment-references.js';
 import * as bankCredits from './2026-11-27T08-10_bank-credits.js';
 import * as bankCreditReceipt from './2026-11-28T04-00_bank-credit-receipt.js';
+import * as users from './2026-11-28T07-00_users.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T02-10_contact-oldest-due': contactOldestDue,
   '2026-11-27T08-10_bank-credits': bankCredits,
   '2026-11-28T04-00_bank-credit-receipt': bankCreditReceipt,
+  '2026-11-28T07-00_users': users,
 };

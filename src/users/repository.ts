@@ -1,0 +1,46 @@
+import type { Selectable } from 'kysely';
+import type { Executor, UserTable } from '../db/schema.js';
+
+export type UserRow = Selectable<UserTable>;
+
+export function insertUser(db: Executor, row: UserRow) {
+  return db.insertInto('users').values(row).execute();
+}
+
+/** The business's users: the owner first, then staff in the order they were added. */
+export function listUsers(db: Executor, businessId: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findUser(db: Executor, businessId: string, id: string) {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Every business membership of a phone (sign-in, chat commands), with its business. */
+export function usersByPhone(db: Executor, phone: string) {
+  return db.selectFrom('users').selectAll().where('phone', '=', phone).orderBy('business_id').execute();
+}
+
+/** A removed user leaves nothing that still acts: sessions, unused sign-in codes and links, assignments. */
+export async function deleteUser(db: Executor, businessId: string, id: string, now: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('user_id', '=', id).execute();
+  await db.deleteFrom('dashboard_logins').where('user_id', '=', id).execute();
+  await db
+    .updateTable('contacts')
+    .set({ assigned_to: null, updated_at: now })
+    .where('assigned_to', '=', id)
+    .where('business_id', '=', businessId)
+    .execute();
+  await db.deleteFrom('users').where('id', '=', id).where('business_id', '=', businessId).execute();
+}

@@ -1,0 +1,75 @@
+import { findBusiness, lockBusiness } from '../businesses/repository.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Db, Role } from '../db/schema.js';
+import { errors } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { isUuid, uuidv7 } from '../lib/ids.js';
+import { normalisePhone } from '../lib/phone.js';
+import { isCleanText } from '../lib/text.js';
+import * as repo from './repository.js';
+import { STAFF_ROLES } from './schema.js';
+
+export interface AddUserInput {
+  name: string;
+  phone: string;
+  role: string;
+}
+
+/** A business's users: its owner and the staff the owner adds and removes. */
+export class UserService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  list(businessId: string) {
+    return repo.listUsers(this.deps.db, businessId);
+  }
+
+  async get(businessId: string, id: string) {
+    const user = isUuid(id) ? await repo.findUser(this.deps.db, businessId, id.toLowerCase()) : undefined;
+    if (!user) throw errors.notFound('user');
+    return user;
+  }
+
+  async add(businessId: string, input: AddUserInput): Promise<repo.UserRow> {
+    const business = await findBusiness(this.deps.db, businessId);
+    if (!business) throw errors.notFound('business');
+    const name = input.name.trim();
+    if (name.length < 2 || name.length > 120 || !isCleanText(name)) {
+      throw errors.invalid('name', 'name must be 2-120 characters of text');
+    }
+    const phone = normalisePhone(input.phone.trim().slice(0, 40), business.country);
+    if (!phone) throw errors.invalid('phone', 'phone is not a valid phone number');
+    if (!(STAFF_ROLES as readonly string[]).includes(input.role)) {
+      throw errors.invalid('role', `role must be one of ${STAFF_ROLES.join(', ')}`);
+    }
+    const now = this.deps.clock.now();
+    const user: repo.UserRow = {
+      id: uuidv7(now.getTime()),
+      business_id: businessId,
+      name,
+      phone,
+      role: input.role as Role,
+      created_at: now.toISOString(),
+    };
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await repo.insertUser(trx, user);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw errors.conflict('this phone is already a user of the business', 'phone');
+      throw error;
+    }
+    return user;
+  }
+
+  /** Removes a staff user and ends their sessions; the owner stays. */
+  async remove(businessId: string, id: string): Promise<repo.UserRow> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      if (!(await lockBusiness(trx, businessId))) throw errors.notFound('business');
+      const user = isUuid(id) ? await repo.findUser(trx, businessId, id.toLowerCase()) : undefined;
+      if (!user) throw errors.notFound('user');
+      if (user.role === 'owner') throw errors.conflict('the owner cannot be removed', 'user');
+      await repo.deleteUser(trx, businessId, user.id, this.deps.clock.now().toISOString());
+      return user;
+    });
+  }
+}

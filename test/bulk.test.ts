@@ -576,7 +576,7 @@ describe('GET /v1/transactions/export', () => {
     const set = (id: string, values: Record<string, unknown>) =>
       h.store.db.updateTable('transactions').set(values).where('id', '=', id).execute();
     // PostgreSQL keeps microseconds (its now() has them), which the list API's times drop: it
-    // writes milliseconds, truncated (db/postgres.ts parses a timestamptz through Date). SQLite
+    // writes milliseconds, truncated (db/postgres/pool.ts parses a timestamptz through Date). SQLite
     // keeps whatever text was written.
     const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
 

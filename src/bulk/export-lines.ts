@@ -24,7 +24,7 @@ import type { ExportColumn } from './export.js';
  *   removes), is quoted with its quotes doubled;
  * - the presented values (presenter.ts): the status as of the business's today, the due date as a
  *   timestamp, the balance, the pay page's address, the recurrence and promise as JSON; on
- *   PostgreSQL also every value as text the way db/postgres.ts's parsers and Date make it (db/postgres/text-sql.ts).
+ *   PostgreSQL also every value as text the way db/postgres/pool.ts's parsers and Date make it (db/postgres/text-sql.ts).
  * The one value SQL cannot compute is whether a paid due's promise was kept (the payment's date in
  * the business's time zone): such rows come back in two halves and the JavaScript promiseKept
  * fills in that cell (`js` below).

@@ -154,7 +154,7 @@ export function writeRows(
 
 /**
  * Asks for a NOTIFY on `channel` when the transaction of `db` commits (PostgreSQL, to every
- * process that LISTENs; db/postgres.ts sends it after the COMMIT). SQLite: one process, nothing.
+ * process that LISTENs; db/postgres/queries.ts sends it after the COMMIT). SQLite: one process, nothing.
  */
 export function notifyAfterCommit(db: Executor, channel: string): Promise<void> {
   return statementsOf(db).notifyAfterCommit(db, channel);

@@ -7,7 +7,7 @@ import type { Store } from '../db/store.js';
 /**
  * "There is webhook work to do": sent when an event is recorded or a delivery re-queued, so the
  * dispatcher starts at once instead of at its next poll. On PostgreSQL it is a NOTIFY asked for in
- * the writer's transaction and sent right after its commit (db/postgres.ts), to every process that
+ * the writer's transaction and sent right after its commit (db/postgres/queries.ts), to every process that
  * LISTENs; in this process
  * it is also an in-memory signal, which is all SQLite (one process) needs. The poll stays as the
  * safety net: a lost signal only delays work, it never loses it.

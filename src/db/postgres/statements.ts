@@ -1,7 +1,7 @@
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
-import { NOTIFY_AFTER_COMMIT } from '../postgres.js';
 import type { Executor } from '../schema.js';
+import { NOTIFY_AFTER_COMMIT } from './queries.js';
 
 /**
  * PostgreSQL's half of the store port (db/port.ts): the statements it writes its own way. Every
@@ -93,7 +93,7 @@ export async function addScoreSums(db: Executor, businessId: string, contactId: 
       terms = contact_scores.terms + excluded.terms`.execute(db);
 }
 
-/** Sent once the writer's transaction commits (db/postgres.ts: a NOTIFY inside it serialised commits). */
+/** Sent once the writer's transaction commits (db/postgres/queries.ts: a NOTIFY inside it serialised commits). */
 export async function notifyAfterCommit(db: Executor, channel: string): Promise<void> {
   await db.executeQuery(CompiledQuery.raw(NOTIFY_AFTER_COMMIT, [channel, '']));
 }

@@ -4,7 +4,7 @@ import { pgExactTime } from '../precompiled.js';
 import type { TextSql } from '../text-sql.js';
 
 /**
- * PostgreSQL's types (db/column-types.ts) made into the text that db/postgres.ts's parsers give
+ * PostgreSQL's types (db/column-types.ts) made into the text that db/postgres/pool.ts's parsers give
  * JavaScript and the presenter writes:
  * - timestamptz: parsed through Date, so milliseconds, cut (not rounded) from the stored
  *   microseconds, always three digits, in UTC with a `Z`. to_char's MS cuts too, and at time zone

@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
-import { preparedStatement } from '../postgres.js';
 import type { Executor } from '../schema.js';
 import { type DayDelta, TOTALS_COLUMNS, type TotalsDeltas } from '../totals-deltas.js';
+import { preparedStatement } from './queries.js';
 
 /**
  * PostgreSQL's running totals (issue 26): each totals table holds up to 16 rows per key, its

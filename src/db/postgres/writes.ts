@@ -1,9 +1,10 @@
 import { CompiledQuery, type Insertable } from 'kysely';
-import { preparedStatement } from '../postgres.js';
-import { insertRowsQuery, writeTogether } from '../precompiled.js';
+import { insertRowsQuery } from '../precompiled.js';
 import type { Database, Executor } from '../schema.js';
 import type { TableRows } from '../table-rows.js';
 import type { TotalsDeltas } from '../totals-deltas.js';
+import { preparedStatement } from './queries.js';
+import { writeTogether } from './together.js';
 import { totalsDeltasQuery } from './totals.js';
 
 /**

@@ -135,6 +135,45 @@ describe('admin CLI', () => {
     }
   });
 
+  it('names a value that is no id and exits 2, on every command that takes one, before touching the store', async () => {
+    const created = singleJson(
+      (await cli('business', 'create', '--name', 'Id Checks', '--phone', uniquePhone(), '--json')).stdout,
+    );
+    const id = created.business.id as string;
+    const cases: [string[], string][] = [
+      [['key', 'list', '--business', 'nope'], 'no business "nope"'],
+      [['key', 'issue', '--business', 'nope'], 'no business "nope"'],
+      [['key', 'revoke', '--id', 'nope'], 'no API key "nope"'],
+      [['business', 'set', '--business', 'nope', '--plan', 'free'], 'no business "nope"'],
+      [['business', 'export', '--business', 'nope', '--out', 'never-written'], 'no business "nope"'],
+      [['import', '--business', "x' or 1=1", '--file', 'never-read.csv'], `no business "x' or 1=1"`],
+      [['bank', 'import', '--business', 'nope', '--file', 'never-read.csv'], 'no business "nope"'],
+      [['export', '--business', '12345'], 'no business "12345"'],
+      [['contact', 'erase', '--business', id, '--contact', 'nope'], 'no contact "nope"'],
+      [['verify', '--business', 'nope'], 'no business "nope"'],
+      [['login-link', '--business', 'nope'], 'no business "nope"'],
+      [['chat', '--business', 'nope', 'add Ravi 500'], 'no business "nope"'],
+      [['messages', '--business', 'nope'], 'no business "nope"'],
+      [
+        ['user', 'add', '--business', 'nope', '--name', 'Asha', '--phone', uniquePhone(), '--role', 'viewer'],
+        'no business "nope"',
+      ],
+      [['user', 'remove', '--business', id, '--user', 'nope'], 'no user "nope"'],
+      [['login-link', '--business', id, '--user', 'nope'], 'no user "nope"'],
+    ];
+    for (const [args, message] of cases) {
+      const res = await cli(...args, '--json');
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr, args.join(' ')).toContain(`error: ${message}`);
+      expect(singleJson(res.stdout).error.message, args.join(' ')).toContain(message);
+    }
+    // Nothing changed: the business still has its one key, its plan, no contacts.
+    const keys = singleJson((await cli('key', 'list', '--business', id, '--json')).stdout).keys;
+    expect(keys).toHaveLength(1);
+    expect(keys[0].revoked_at).toBeNull();
+    expect((await me(created.api_key, 200)).body.data.plan).toBe('business');
+  });
+
   it('issues and revokes keys', async () => {
     const created = singleJson(
       (await cli('business', 'create', '--name', 'Key Owner', '--phone', uniquePhone(), '--json')).stdout,

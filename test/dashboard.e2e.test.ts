@@ -167,6 +167,9 @@ describe('the dashboard in headless Chromium', () => {
     await page.getByLabel('Paid by').selectOption('cash');
     await page.getByRole('button', { name: 'Record payment' }).click();
     expect(await page.locator('p.notice').textContent()).toBe('The payment was recorded.');
+    // asked again on a page of its own (PRODUCT part 20)
+    await page.getByRole('link', { name: 'Mark fully paid' }).click();
+    expect(await page.locator('h1').textContent()).toBe('Mark this due fully paid?');
     await page.getByRole('button', { name: 'Mark fully paid' }).click();
     expect(await page.locator('p.notice').textContent()).toBe('Marked as paid.');
     expect(await page.locator('.status-paid').first().textContent()).toBe('Paid');
@@ -259,13 +262,17 @@ describe('the dashboard in headless Chromium', () => {
       await page.goto(base + new URL(await loginLink(h, biz.business.id)).pathname);
 
       // Home shows the claim; its due page confirms it.
-      await page.getByRole('link', { name: claimed.contact_name }).first().click();
+      await page
+        .getByRole('region', { name: 'Payments reported by buyers' })
+        .getByRole('link', { name: claimed.contact_name })
+        .click();
       await page.getByRole('button', { name: 'Confirm: record the balance as paid' }).click();
       expect(await page.locator('p.notice').textContent()).toBe('The claim was confirmed and the payment recorded.');
       expect((await biz.get(`/v1/transactions/${claimed.id}`)).body.data.status).toBe('paid');
 
       // Search and filter.
       await page.getByRole('link', { name: 'Dues', exact: true }).click();
+      await page.locator('summary', { hasText: 'Search and filter' }).click();
       await page.getByLabel('Search by contact name').fill('gupta');
       await page.getByLabel('Status').selectOption('overdue');
       await page.getByRole('button', { name: 'Filter' }).click();
@@ -283,7 +290,8 @@ describe('the dashboard in headless Chromium', () => {
       expect(await page.locator('main p[role=status]').textContent()).toBe(
         'The reminder was not sent: the contact has no phone number.',
       );
-      await page.getByRole('button', { name: 'Delete this due' }).click();
+      await page.getByRole('link', { name: 'Delete this due' }).click();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
       expect(await page.locator('p.notice').textContent()).toBe('The due was deleted.');
 
       // Contacts search.

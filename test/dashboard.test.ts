@@ -635,8 +635,8 @@ describe('language and formats', () => {
     expect(page.text).toContain('कुल बकाया');
     const path = await addDue(client, { contact_name: 'Ravi Kumar', amount: '1,23,450', due_date: '2026-03-20' });
     const due = await client.get(`${path}?ok=created`);
-    expect(due.text).toContain('बकाया जोड़ा गया।');
-    expect(due.text).toContain('भुगतान दर्ज करें');
+    expect(due.text).toContain('उधार लिख लिया गया।');
+    expect(due.text).toContain('पैसे मिले: जमा लिखें');
     expect(due.text).toContain('₹1,23,450.00');
   });
 });

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_NAMES } from '../src/dashboard/http.js';
 import { HOLD_REASONS } from '../src/reminders/protections.js';
 import { crawl } from './helpers/crawl.js';
-import { claimPayment, type DashboardClient, type Page, signInByLink } from './helpers/dashboard.js';
-import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import type { Page } from './helpers/dashboard.js';
+import { type Harness, startHarness } from './helpers/harness.js';
 import { leftoverEnglish } from './helpers/page-words.js';
-import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
+import { seedPages } from './helpers/seed-pages.js';
 
 /**
  * Every page a person sees, in Hindi, with no English word left but names of things (UPI,
@@ -22,54 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-interface Seeded {
-  biz: TestBusiness;
-  client: DashboardClient;
-  dueId: string;
-  payPath: string;
-  data: string[];
-}
-
-/** A Hindi business with a bit of everything: open, overdue and paid dues, payments, claims, replies, reminders, keys, a webhook. */
-async function seedHindi(): Promise<Seeded> {
-  const biz = await h.newBusiness({ name: 'शर्मा एंड संस', language: 'hi' });
-  await h.services.businesses.update(biz.business.id, { upiId: 'sharma.sons@okicici' });
-  const dues = [];
-  for (const row of [
-    {
-      amount_paise: 12_345_050,
-      due_date: '2026-03-20',
-      contact_name: 'रवि कुमार',
-      contact_phone: '98765 11111',
-      invoice_number: 'INV-17',
-    },
-    { amount_paise: 450_000, due_date: '2026-03-02', contact_name: 'मीना स्टोर', contact_phone: '98765 22222' },
-    { amount_paise: 1_275_000, due_date: '2026-01-15', contact_name: 'गुप्ता हार्डवेयर' },
-    { amount_paise: 210_000, due_date: '2026-02-25', contact_name: 'रवि कुमार', notes: 'सीमेंट के 20 बोरे' },
-  ]) {
-    const res = await biz.post('/v1/transactions', row);
-    expect(res.status, res.text).toBe(201);
-    dues.push(res.body.data);
-  }
-  const [ravi, meena, gupta, raviOld] = dues;
-  await biz.post(`/v1/transactions/${ravi.id}/payments`, { amount_paise: 45_000, payment_method: 'cash' });
-  await biz.post(`/v1/transactions/${raviOld.id}/mark-paid`, {});
-  await claimPayment(h, meena.pay_page_url, 'UTR 4242');
-  expect((await biz.post(`/v1/transactions/${meena.id}/remind`, {})).status).toBe(200);
-  await sendWhatsAppMessage(h, APP_SECRET, meena.contact_phone, 'कल तक पक्का दे दूँगा');
-  await sendWhatsAppMessage(h, APP_SECRET, meena.contact_phone, 'बिल देखा?');
-  await biz.post('/v1/webhooks', { url: 'https://hooks.example.com/khata', events: ['contact.created'] });
-  const client = await signInByLink(h, biz.business.id);
-  return {
-    biz,
-    client,
-    dueId: gupta.id,
-    payPath: new URL(meena.pay_page_url).pathname,
-    // The dues' payment references (letters and digits, sometimes letters only) are data too.
-    data: ['शर्मा एंड संस', 'sharma.sons@okicici', ...dues.map((d) => d.payment_reference as string)],
-  };
-}
-
 function expectHindi(pages: Map<string, Pick<Page, 'text'>>, data: string[]) {
   const problems: string[] = [];
   for (const [url, page] of pages) {
@@ -83,8 +35,8 @@ describe('every page in Hindi', () => {
   it('the pages reached by following links from Home, the pay page and the buyer pages', {
     timeout: 120_000,
   }, async () => {
-    const { client, payPath, data } = await seedHindi();
-    const pages = await crawl(client, ['/dashboard', payPath]);
+    const { client, payPath, accountPath, data } = await seedPages(h, APP_SECRET, 'hi');
+    const pages = await crawl(client, ['/dashboard', payPath, accountPath]);
     const paths = [...pages.keys()].map((u) => u.replace(/[0-9a-f-]{36}|\/pay\/[\w-]+/g, ':id'));
     for (const reached of [
       '/dashboard',
@@ -103,7 +55,7 @@ describe('every page in Hindi', () => {
   });
 
   it('every outcome, held reminder, form refusal and error page', { timeout: 120_000 }, async () => {
-    const { client, dueId, payPath, data } = await seedHindi();
+    const { client, dueId, payPath, data } = await seedPages(h, APP_SECRET, 'hi');
     const pages = new Map<string, Pick<Page, 'text' | 'status'>>();
     const due = `/dashboard/dues/${dueId}`;
     for (const ok of OUTCOME_NAMES) pages.set(`${due}?ok=${ok}`, await client.get(`${due}?ok=${ok}`));

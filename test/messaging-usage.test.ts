@@ -160,7 +160,7 @@ describe('GET /v1/messaging/usage', () => {
     const hindi = await h.newBusiness({ language: 'hi' });
     const hindiPage = await (await signInByLink(h, hindi.business.id)).get('/dashboard');
     expect(hindiPage.text).toContain('इस महीने रिमाइंडर का खर्च');
-    expect(hindiPage.text).toContain('इस महीने रिमाइंडर के बाद वसूली');
+    expect(hindiPage.text).toContain('इस महीने रिमाइंडर के बाद मिला');
   });
 });
 

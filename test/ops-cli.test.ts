@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -8,7 +9,7 @@ import { migrate, openStore } from '../src/db/store.js';
 import { verifyStore } from '../src/ops/verify/index.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 import { seedLedger } from './helpers/ledger.js';
-import { runScript, storeEnv } from './helpers/processes.js';
+import { ROOT, runScript, storeEnv } from './helpers/processes.js';
 
 const NOW = '2026-11-21T06:30:00.000Z';
 
@@ -104,6 +105,52 @@ describe.skipIf(STORE !== 'sqlite')('backup and restore (CLI, SQLite)', () => {
     const noFolder = await here('backup', '--out', path.join(scratch, 'nowhere', 'x.db'));
     expect(noFolder.code).toBe(1);
     expect(noFolder.stderr).toMatch(/does not exist/);
+  });
+
+  it('a backup that fails part-way (a full disk) exits 1 naming the folder, leaves no file, keeps the earlier one, harms nothing', async () => {
+    const dir = mkdtempSync(path.join(scratch, 'full-'));
+    const out = path.join(dir, 'nightly.db');
+    expect((await here('backup', '--out', out)).code).toBe(0);
+    const earlier = readFileSync(out);
+    // The kernel refuses the process's writes past half the backup's size (RLIMIT_FSIZE), as a
+    // disk that fills up part-way does.
+    const limitKiB = Math.floor(earlier.length / 2048);
+    expect(limitKiB).toBeGreaterThan(32);
+    const res = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        'bash',
+        [
+          '-c',
+          `ulimit -f ${limitKiB} && exec "$0" --import tsx src/cli.ts backup --out "$1" --json`,
+          process.execPath,
+          out,
+        ],
+        { cwd: ROOT, env: { ...process.env, ...storeEnv(h), LOG_LEVEL: 'warn' }, timeout: 60_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      );
+    });
+    expect(res.code, res.stderr).toBe(1);
+    const message = `backup failed while writing into ${dir}: `;
+    expect(res.stderr).toContain(`error: ${message}`);
+    expect(oneJson(res.stdout).error.message).toMatch(
+      /Nothing was written to .*nightly\.db \(no partial file is left\)/,
+    );
+    // No other file in the folder, and the earlier backup at --out whole, byte for byte.
+    expect(readdirSync(dir)).toEqual(['nightly.db']);
+    expect(readFileSync(out).equals(earlier)).toBe(true);
+    // The store goes on taking writes, and every kept figure agrees with its rows.
+    expect(
+      (
+        await biz.post('/v1/transactions', {
+          amount_paise: 4_200,
+          due_date: '2026-12-01',
+          contact_name: 'After Full Disk',
+        })
+      ).status,
+    ).toBe(201);
+    const verified = await here('verify', '--json');
+    expect(verified.code, verified.stdout).toBe(0);
   });
 
   it('restore refuses while the server has the store open, changing nothing', async () => {

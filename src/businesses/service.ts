@@ -30,6 +30,8 @@ export interface UpdateBusinessInput {
   remindersPaused?: boolean;
   reminderSteps?: string;
   upiId?: string | null;
+  name?: string;
+  language?: string;
 }
 
 export interface AuthenticatedKey {
@@ -54,6 +56,19 @@ function checkReminderSteps(text: string): string {
   const steps = parseReminderSteps(text);
   if (steps === null) throw errors.invalid('reminder_steps', `reminder_steps must be ${REMINDER_STEPS_RULE}`);
   return steps.join(',');
+}
+
+function checkBusinessName(text: string): string {
+  const name = text.trim();
+  if (name.length < 2 || name.length > 120) throw errors.invalid('name', 'name must be 2-120 characters');
+  return name;
+}
+
+function checkLanguage(language: string): string {
+  if (!/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(language)) {
+    throw errors.invalid('language', 'language must be a language code such as en or hi');
+  }
+  return language;
 }
 
 function checkPlan(plan: string): Plan {
@@ -122,18 +137,14 @@ export class BusinessService {
   }
 
   async create(input: CreateBusinessInput): Promise<{ business: repo.BusinessRow; apiKey: string }> {
-    const name = input.name?.trim() ?? '';
-    if (name.length < 2 || name.length > 120) throw errors.invalid('name', 'name must be 2-120 characters');
+    const name = checkBusinessName(input.name ?? '');
     const country = (input.country ?? 'IN').toUpperCase();
     if (!/^[A-Z]{2}$/.test(country)) throw errors.invalid('country', 'country must be a two-letter country code');
     const phone = normalisePhone(input.phone ?? '', country);
     if (!phone) throw errors.invalid('phone', 'phone is not a valid phone number');
     const currency = (input.currency ?? 'INR').toUpperCase();
     if (!/^[A-Z]{3}$/.test(currency)) throw errors.invalid('currency', 'currency must be a three-letter code');
-    const language = input.language ?? 'en';
-    if (!/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(language)) {
-      throw errors.invalid('language', 'language must be a language code such as en or hi');
-    }
+    const language = checkLanguage(input.language ?? 'en');
     const timezone = input.timezone ?? 'Asia/Kolkata';
     if (!isTimeZone(timezone)) throw errors.invalid('timezone', 'timezone must be an IANA time zone name');
     const plan = checkPlan(input.plan ?? API_PLAN);
@@ -187,6 +198,8 @@ export class BusinessService {
       if (Number.isNaN(at)) throw errors.invalid('plan_expires_at', 'plan_expires_at must be an ISO 8601 timestamp');
       patch.plan_expires_at = new Date(at).toISOString();
     }
+    if (input.name !== undefined) patch.name = checkBusinessName(input.name);
+    if (input.language !== undefined) patch.language = checkLanguage(input.language);
     if (input.remindersPaused !== undefined) patch.reminders_paused = input.remindersPaused ? 1 : 0;
     if (input.reminderSteps !== undefined) patch.reminder_steps = checkReminderSteps(input.reminderSteps);
     if (input.upiId !== undefined) {

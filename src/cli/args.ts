@@ -1,4 +1,5 @@
 import type { parseArgs } from 'node:util';
+import { isUuid } from '../lib/ids.js';
 
 /** A bad argument: a clear message, the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -47,6 +48,22 @@ export function allowOnly(values: Values, allowed: string[]) {
   for (const key of Object.keys(values)) {
     if (key !== 'json' && key !== 'help' && !allowed.includes(key)) {
       throw new UsageError(`--${key} does not apply to this command`);
+    }
+  }
+}
+
+/** The options whose value is a row's id, and what that row is called in a message. */
+const ID_OPTIONS = { business: 'business', contact: 'contact', user: 'user', id: 'API key' } as const;
+
+/**
+ * Every id option of every command is checked here, before the command opens the store: a value
+ * that is no id names no row (PostgreSQL would refuse it in the query with its own words).
+ */
+export function checkIds(values: Values) {
+  for (const [name, what] of Object.entries(ID_OPTIONS)) {
+    const value = values[name as keyof typeof ID_OPTIONS];
+    if (typeof value === 'string' && value !== '' && !isUuid(value)) {
+      throw new UsageError(`no ${what} "${value}": --${name} takes a ${what} id (as printed when it was created)`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AppError, isClientError, RowsError } from '../errors.js';
-import { OPTIONS, UsageError, type Values } from './args.js';
+import { checkIds, OPTIONS, UsageError, type Values } from './args.js';
 import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { createContext } from './context.js';
 import type { CliIo } from './io.js';
@@ -58,6 +58,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       new UsageError(positionals.length === 0 ? 'a command is required' : `unknown command "${positionals.join(' ')}"`),
       json,
     );
+  }
+  try {
+    checkIds(values);
+  } catch (error) {
+    return fail(error, json);
   }
   const ctx = createContext(io, json, found.args);
   try {

@@ -58,7 +58,9 @@ export async function updateContact(
   db: Executor,
   businessId: string,
   id: string,
-  patch: Partial<Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'assigned_to'>>,
+  patch: Partial<
+    Pick<ContactRow, 'name' | 'name_key' | 'phone' | 'phone_rev' | 'reminders_paused' | 'assigned_to' | 'language'>
+  >,
   at: string,
 ) {
   const updated = await db

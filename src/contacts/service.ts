@@ -19,6 +19,7 @@ import { contactNameKey } from './name-key.js';
 import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
+import { editDistance, isCloseName } from './similar.js';
 
 export interface ContactStanding {
   paymentScore: number;
@@ -54,6 +55,9 @@ export interface CreatedContact {
   standing: ContactStanding;
   created: boolean;
 }
+
+/** Candidates read per lookup when looking for a close name. */
+const SIMILAR_READ = 20;
 
 /** Names looked up and contacts written per statement by findOrCreateMany (well under every store's parameter limit). */
 const MANY_CONTACTS = 500;
@@ -203,6 +207,36 @@ export class ContactService {
     return { contact, standing, created };
   }
 
+  /**
+   * Contacts whose name is close to `name` (similar.ts), closest first, at most `limit`; when a
+   * contact has exactly this name (case-insensitively) it alone. Found through the indexes, never a
+   * scan of the business's contacts: the names holding the typed one, and the names with a word
+   * within one typo of each typed word (the fuzzy search's terms); those are then measured.
+   */
+  async similar(
+    business: BusinessRow,
+    name: string,
+    limit = 3,
+  ): Promise<{ exact: boolean; contacts: repo.ContactRow[] }> {
+    const db = this.deps.db;
+    const key = contactNameKey(name);
+    const exact = await repo.findContactByNameKey(db, business.id, key);
+    if (exact) return { exact: true, contacts: [exact] };
+    if (Array.from(key).length < 2) return { exact: false, contacts: [] };
+    const found = new Map<string, repo.ContactRow>();
+    const add = (rows: repo.ContactRow[]) => {
+      for (const row of rows) if (isCloseName(key, row.name_key)) found.set(row.id, row);
+    };
+    const search = { search: key, searchTrigrams: await repo.trigramsNarrow(db, business.id, key) };
+    add(await repo.listContacts(db, business.id, search, SIMILAR_READ, 0));
+    for (const word of fuzzyQuery(name) ?? []) {
+      const fuzzyName = await rarestFirst(db, business.id, [word]);
+      add(await repo.listContacts(db, business.id, { fuzzyName }, SIMILAR_READ, 0));
+    }
+    const rank = (row: repo.ContactRow) => editDistance(key, row.name_key, 120);
+    return { exact: false, contacts: [...found.values()].sort((a, b) => rank(a) - rank(b)).slice(0, limit) };
+  }
+
   /** The buyer's chat replies, newest first (PRODUCT part 13: kept for the business to read). */
   async replies(business: BusinessRow, id: string, limit: number) {
     const contact = await repo.findContact(this.deps.db, business.id, id);
@@ -331,8 +365,10 @@ export class ContactService {
     return position;
   }
 
-  async update(business: BusinessRow, id: string, input: UpdateContactInput) {
+  /** `language` (the buyer's pages' language, null for the business's) is the dashboard's to set. */
+  async update(business: BusinessRow, id: string, input: UpdateContactInput & { language?: 'en' | 'hi' | null }) {
     const patch: Parameters<typeof repo.updateContact>[3] = {};
+    if (input.language !== undefined) patch.language = input.language;
     if (input.name !== undefined) {
       patch.name = checkContactName(input.name, 'name');
       patch.name_key = contactNameKey(patch.name);
@@ -347,6 +383,7 @@ export class ContactService {
       if (!current) throw errors.notFound('contact');
       let contact = current;
       if (pause !== undefined && pause !== current.reminders_paused) patch.reminders_paused = pause;
+      if (patch.language === current.language) delete patch.language;
       if (input.assigned_to !== undefined && input.assigned_to !== current.assigned_to) {
         const userId = input.assigned_to?.toLowerCase() ?? null;
         if (userId !== null && !(await findUser(trx, business.id, userId))) {

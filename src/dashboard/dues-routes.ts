@@ -1,8 +1,8 @@
 import { ChannelError } from '../channels/channel.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { isCalendarDate } from '../lib/dates.js';
-import { randomToken } from '../lib/ids.js';
+import { isUuid, randomToken } from '../lib/ids.js';
 import { balanceOf, effectiveStatus, payPageUrl, promiseKept } from '../transactions/domain.js';
 import type { PaymentSource } from '../transactions/payments.js';
 import {
@@ -17,6 +17,7 @@ import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './com
 import { formError } from './errors.js';
 import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
+import { renderConfirm } from './pages/confirm.js';
 import {
   DUE_STATUSES,
   type DueDetail,
@@ -44,7 +45,7 @@ const SOURCE: PaymentSource = 'dashboard';
 /** Dues: list with search, filters and pages; add; and each due's page with its actions. */
 export async function duesRoutes(app: App) {
   const { services, config } = app.deps;
-  const { transactions, reminders } = services;
+  const { transactions, reminders, contacts } = services;
 
   const detail = async (v: View, id: string): Promise<DueDetail> => {
     const { due: row, reminders: steps } = await transactions.getWithReminders(v.business, id);
@@ -166,20 +167,34 @@ export async function duesRoutes(app: App) {
       once: form.once ?? randomToken(18),
     };
     try {
+      const picked = optional(form.contact_id);
+      if (picked !== undefined && !isUuid(picked)) throw errors.invalid('contact_id', 'contact_id must be a buyer id');
+      const name = (form.contact_name ?? '').trim();
       const input = checkBody<CreateTransactionInput>(CreateTransactionBody, {
         amount_paise: rupeesToPaise(form.amount, 'amount'),
         due_date: (form.due_date ?? '').trim(),
-        contact_name: (form.contact_name ?? '').trim(),
+        ...(picked === undefined ? { contact_name: name } : { contact_id: picked.toLowerCase() }),
         ...(optional(form.contact_phone) && { contact_phone: optional(form.contact_phone) }),
         ...(optional(form.invoice_number) && { invoice_number: optional(form.invoice_number) }),
         ...(optional(form.notes) && { notes: optional(form.notes) }),
       });
+      // PRODUCT part 20: a name close to a buyer's asks first; the same name (any case) is that buyer.
+      if (picked === undefined && form.new_contact !== '1') {
+        const near = await contacts.similar(v.business, name);
+        if (!near.exact && near.contacts.length > 0) {
+          const ask = { typed: name, contacts: near.contacts.map((c) => ({ id: c.id, name: c.name })) };
+          return sendPage(reply, 200, renderNewDue(v, values, undefined, ask));
+        }
+      }
       const answer = await transactions.create(v.business, input, {
         idempotencyKey: formOnce(form, 'dashboard.transactions.create', input),
         respond: ({ transaction }) => ({ status: 303, body: { id: transaction.id } }),
       });
       return seeOther(reply, `/dashboard/dues/${(answer.body as { id: string }).id}?ok=created`);
     } catch (error) {
+      // A picked buyer of another business (or erased meanwhile) is answered as any other business's id.
+      if (error instanceof AppError && error.field === 'contact_id' && error.code === 'unprocessable')
+        throw errors.notFound('contact');
       const { status, flash } = formError(error, v.t);
       return sendPage(reply, status, renderNewDue(v, values, flash));
     }
@@ -250,6 +265,38 @@ export async function duesRoutes(app: App) {
     );
     return `/dashboard/dues/${id}?ok=payment`;
   });
+
+  // PRODUCT part 20: marking fully paid and deleting are asked again on a page of their own.
+  const confirmations = {
+    'mark-paid': {
+      title: 'confirm.mark_paid_title',
+      text: 'confirm.mark_paid_text',
+      button: 'due.mark_paid',
+      danger: false,
+    },
+    delete: { title: 'confirm.delete_title', text: 'confirm.delete_text', button: 'due.delete_confirm', danger: true },
+  } as const;
+  for (const [path, c] of Object.entries(confirmations)) {
+    app.get<{ Params: { id: string } }>(`/dues/:id/${path}`, { schema: { hide: true } }, async (request, reply) => {
+      const v = viewOf(request);
+      const due = await transactions.get(v.business, checkId(request.params.id));
+      const { t } = v;
+      const params = { contact: due.contact_name, amount: v.money(balanceOf(due)), date: v.date(due.due_date) };
+      return sendPage(
+        reply,
+        200,
+        renderConfirm(v, {
+          title: t(c.title),
+          text: t(c.text, params),
+          action: `/dashboard/dues/${due.id}/${path}`,
+          button: t(c.button),
+          danger: c.danger,
+          back: `/dashboard/dues/${due.id}`,
+          section: 'dues',
+        }),
+      );
+    });
+  }
 
   action('mark-paid', async (v, id) => {
     await transactions.markPaid(v.business, id, {}, SOURCE);

@@ -47,8 +47,13 @@ form.inline{display:inline}
 .muted{color:#4b5563;font-size:.875rem}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-top:.75rem}
 .aging svg{width:100%;height:auto;display:block}
-.choices{list-style:none;margin:.25rem 0;padding:0}.choices li{margin:.5rem 0}.choices .muted{display:block;margin-top:.125rem}
+.choices{list-style:none;margin:.25rem 0;padding:0}.choices li{display:block;margin:.5rem 0;padding:0;border:0}.choices .muted{display:block;margin-top:.125rem}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
+.big{font-size:2rem;font-weight:700;margin:0 0 .5rem}.balance{font-size:1.5rem}.owed{color:#991b1b}
+.debit{color:#991b1b;font-weight:600}.credit{color:#065f46;font-weight:600}
+details.fold{padding:0}details.fold>summary{padding:1rem;min-height:44px;cursor:pointer;font-weight:600;color:#1d4ed8}details.fold>:not(summary){padding:0 1rem 1rem}
+.scroll{overflow-x:auto}table.statement{width:100%;border-collapse:collapse;font-size:.875rem}.statement th,.statement td{text-align:left;padding:.375rem .25rem;border-bottom:1px solid #e5e7eb;vertical-align:top}.statement .num{text-align:right;white-space:nowrap}
+@media print{header,.skip,.noprint,script{display:none}body{background:#fff}.card{box-shadow:none;padding:0}main{padding:0}}
 `.trim();
 
 /** Progressive enhancement: the copy button and the file picker appear and work only with JavaScript. */

@@ -6,12 +6,12 @@ import { balanceOf } from '../transactions/domain.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
 import { bankPageRoutes } from './bank-routes.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
+import { contactRoutes } from './contact-routes.js';
 import { duesRoutes } from './dues-routes.js';
 import { formError } from './errors.js';
 import { checkBody, optional, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import { importRoutes } from './import-routes.js';
-import { REPLIES_SHOWN, renderContact, renderContactList } from './pages/contacts.js';
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
@@ -21,6 +21,8 @@ type Query = Record<string, string | undefined>;
 /** Events listed on the developers page, newest first. */
 const RECENT_EVENTS = 10;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The buyers who owe most, on Home. */
+const TOP_BUYERS = 5;
 
 export async function signedInRoutes(app: App) {
   const { services } = app.deps;
@@ -31,7 +33,7 @@ export async function signedInRoutes(app: App) {
     const { business } = v;
     const today = transactions.today(business);
     const month = services.messaging.currentMonth(business, app.deps.clock.now());
-    const [totals, aging, overdue, claims, unapplied, reminders, bankWaiting] = await Promise.all([
+    const [totals, aging, overdue, claims, unapplied, reminders, bankWaiting, owing] = await Promise.all([
       services.summary.get(business),
       services.summary.aging(business),
       transactions.list(business, { status: 'overdue', limit: 10 }, {}, today),
@@ -39,6 +41,7 @@ export async function signedInRoutes(app: App) {
       services.moneyIn.listUnapplied(business, { limit: 5, offset: 0 }),
       services.messaging.remindersReturn(business, month),
       services.bank.count(business),
+      contacts.list(business, { sort: 'balance_desc', has_balance: 'true', limit: TOP_BUYERS }),
     ]);
     return sendPage(
       reply,
@@ -47,6 +50,9 @@ export async function signedInRoutes(app: App) {
         v,
         {
           totals,
+          topBuyers: owing.items.map((i) => i.contact),
+          today,
+          cannotPayOnline: !business.upi_id && app.deps.config.paymentsGateway === 'none',
           aging,
           unapplied: {
             total: unapplied.total,
@@ -82,83 +88,47 @@ export async function signedInRoutes(app: App) {
 
   await app.register(duesRoutes);
 
-  app.get<{ Querystring: Query }>('/contacts', { schema: { hide: true } }, async (request, reply) => {
-    const v = viewOf(request);
-    const q = searchText(request.query.q);
-    const page = pageNumber(request.query.page);
-    const found = await contacts.list(v.business, {
-      ...(q.length >= 2 && { search: q }),
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
-    const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
-    return sendPage(reply, 200, renderContactList(v, { items: found.items, total: found.total, page, pages, q }));
-  });
-
-  app.get<{ Params: { id: string }; Querystring: Query }>(
-    '/contacts/:id',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const v = viewOf(request);
-      const id = checkId(request.params.id);
-      const { contact, standing } = await contacts.get(v.business, id);
-      const today = transactions.today(v.business);
-      const [dues, replies] = await Promise.all([
-        transactions.list(v.business, { contact_id: id, limit: PAGE_SIZE }, {}, today),
-        contacts.replies(v.business, id, REPLIES_SHOWN),
-      ]);
-      return sendPage(
-        reply,
-        200,
-        renderContact(
-          v,
-          { contact, standing, dues: dues.rows.map((r) => dueRow(r, today)), dueTotal: dues.total, replies },
-          outcomeFlash(v.t, request.query),
-        ),
-      );
-    },
-  );
-
-  app.post<{ Params: { id: string }; Body: Form }>(
-    '/contacts/:id/reminders',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const v = viewOf(request);
-      const id = checkId(request.params.id);
-      await contacts.update(v.business, id, { reminders_paused: request.body.reminders_paused === 'true' });
-      return seeOther(reply, `/dashboard/contacts/${id}?ok=saved`);
-    },
-  );
+  await app.register(contactRoutes);
 
   await app.register(importRoutes);
   await app.register(bankPageRoutes);
 
   app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    return sendPage(
-      reply,
-      200,
-      renderSettings(
-        v,
-        { upi_id: v.business.upi_id ?? '', reminder_steps: v.business.reminder_steps },
-        outcomeFlash(v.t, request.query),
-      ),
-    );
+    const { business } = v;
+    const values = {
+      name: business.name,
+      language: business.language,
+      upi_id: business.upi_id ?? '',
+      reminder_steps: business.reminder_steps,
+    };
+    return sendPage(reply, 200, renderSettings(v, values, outcomeFlash(v.t, request.query)));
   });
 
   app.post<{ Body: Form }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
-    const upiId = optional(request.body.upi_id) ?? null;
-    const reminderSteps = (request.body.reminder_steps ?? '').trim();
+    const form = request.body;
+    const values = {
+      // A form from before these fields were added keeps the business's name and language.
+      name: (form.name ?? v.business.name).trim(),
+      language: (form.language ?? v.business.language).trim(),
+      upi_id: optional(form.upi_id) ?? '',
+      reminder_steps: (form.reminder_steps ?? '').trim(),
+    };
     try {
+      if (values.language !== 'en' && values.language !== 'hi' && values.language !== v.business.language) {
+        throw errors.invalid('language', 'language must be en or hi');
+      }
       await businesses.update(v.business.id, {
-        upiId,
-        remindersPaused: request.body.reminders_paused === 'true',
-        ...(reminderSteps !== '' && { reminderSteps }),
+        name: values.name,
+        language: values.language,
+        upiId: values.upi_id === '' ? null : values.upi_id,
+        remindersPaused: form.reminders_paused === 'true',
+        ...(values.reminder_steps !== '' && { reminderSteps: values.reminder_steps }),
       });
     } catch (error) {
       const { status, flash } = formError(error, v.t);
-      return sendPage(reply, status, renderSettings(v, { upi_id: upiId ?? '', reminder_steps: reminderSteps }, flash));
+      return sendPage(reply, status, renderSettings(v, values, flash));
     }
     return seeOther(reply, '/dashboard/settings?ok=settings');
   });

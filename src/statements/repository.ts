@@ -18,7 +18,7 @@ export function duesSince(db: Executor, contactId: string, fromInstant: string) 
 export function receiptsReceivedSince(db: Executor, contactId: string, fromDate: string) {
   return db
     .selectFrom('receipts')
-    .select(['id', 'amount_paise', 'utr', 'payment_method', 'received_on', 'created_at'])
+    .select(['id', 'amount_paise', 'utr', 'payment_method', 'received_on', 'created_at', 'reversed_at'])
     .where('contact_id', '=', contactId)
     .where('received_on', '>=', fromDate)
     .execute();

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { csvLine } from '../bulk/csv.js';
 import { Data, errorResponses, IdParams, ref } from '../http/schemas.js';
 import type { App } from '../http/types.js';
 import { Statement, StatementQuery } from './schema.js';
-import { STATEMENT_COLUMNS } from './statement.js';
+import { statementCsv } from './statement.js';
 
 export async function statementRoutes(app: App) {
   const { statements } = app.deps.services;
@@ -34,14 +33,10 @@ export async function statementRoutes(app: App) {
     async (request, reply) => {
       const s = await statements.get(request.auth.business, request.params.id, request.query);
       if ((request.headers.accept ?? '').includes('text/csv')) {
-        const lines = [
-          csvLine(STATEMENT_COLUMNS),
-          ...s.statement.entries.map((e) => csvLine(STATEMENT_COLUMNS.map((c) => e[c]))),
-        ];
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', 'attachment; filename="statement.csv"')
-          .send(lines.join(''));
+          .send(statementCsv(s.statement.entries));
       }
       return reply.type('application/json').send({
         data: {
@@ -50,7 +45,7 @@ export async function statementRoutes(app: App) {
           to: s.to,
           opening_balance_paise: s.statement.opening,
           closing_balance_paise: s.statement.closing,
-          entries: s.statement.entries,
+          entries: s.statement.entries.map(({ detail: _detail, ...entry }) => entry),
           aging: s.aging,
         },
       });

@@ -52,6 +52,7 @@ export class StatementService {
           description: `${d.invoice_number === null ? 'Due' : `Invoice ${d.invoice_number}`}, due ${d.due_date}`,
           debitPaise: Number(d.amount_paise),
           creditPaise: 0,
+          detail: { invoiceNumber: d.invoice_number, dueDate: d.due_date },
         })),
         ...receipts.map((r) => ({
           date: r.received_on,
@@ -63,6 +64,7 @@ export class StatementService {
           description: `Payment (${r.payment_method})${r.utr === null ? '' : ` ${r.utr}`}`,
           debitPaise: 0,
           creditPaise: Number(r.amount_paise),
+          detail: { method: r.payment_method, utr: r.utr, reversed: r.reversed_at !== null },
         })),
         ...reversals.map((r) => ({
           date: local(r.reversed_at as string),
@@ -74,6 +76,7 @@ export class StatementService {
           description: `Payment reversed${r.reversal_reason === null ? '' : `: ${r.reversal_reason}`}`,
           debitPaise: Number(r.amount_paise),
           creditPaise: 0,
+          detail: { reason: r.reversal_reason },
         })),
         ...adjustments.map((a) => ({
           date: local(a.created_at),
@@ -85,6 +88,7 @@ export class StatementService {
           description: `Adjustment (${a.kind})${a.reason === null ? '' : `: ${a.reason}`}`,
           debitPaise: 0,
           creditPaise: Number(a.amount_paise),
+          detail: { adjustmentKind: a.kind, reason: a.reason },
         })),
       ];
       const statement = buildStatement(Number(contact.balance_paise), items, from, to);

@@ -1,3 +1,5 @@
+import { csvLine } from '../bulk/csv.js';
+
 /**
  * A buyer's statement of account, as a pure function over the rows of its period: every due
  * (a debit, on the date it was created), receipt (a credit, on its received_on), adjustment (a
@@ -6,6 +8,22 @@
  */
 
 export type EntryKind = 'due' | 'payment' | 'adjustment' | 'reversal';
+
+/**
+ * What an entry's description is made of, for a page that words it in its own language (the
+ * dashboard's ledger); the API's `description` is the English sentence built from the same.
+ */
+export interface EntryDetail {
+  invoiceNumber?: string | null;
+  dueDate?: string;
+  method?: string;
+  utr?: string | null;
+  /** a reversal's reason, or an adjustment's */
+  reason?: string | null;
+  adjustmentKind?: string;
+  /** a payment whose receipt was reversed since (its reversal is an entry of its own) */
+  reversed?: boolean;
+}
 
 export interface StatementItem {
   /** business-local date, YYYY-MM-DD */
@@ -19,6 +37,7 @@ export interface StatementItem {
   description: string;
   debitPaise: number;
   creditPaise: number;
+  detail: EntryDetail;
 }
 
 export interface StatementEntry {
@@ -30,6 +49,7 @@ export interface StatementEntry {
   debit_paise: number;
   credit_paise: number;
   balance_paise: number;
+  detail: EntryDetail;
 }
 
 export interface Statement {
@@ -73,6 +93,7 @@ export function buildStatement(
       debit_paise: item.debitPaise,
       credit_paise: item.creditPaise,
       balance_paise: balance,
+      detail: item.detail,
     });
   }
   return { opening, closing: balance, entries };
@@ -99,6 +120,11 @@ export function agingOf(open: readonly { dueDate: string; balancePaise: number }
     b.paise += due.balancePaise;
   }
   return aging;
+}
+
+/** The entries as CSV: a header row, then one row per entry (amounts in paise). */
+export function statementCsv(entries: readonly StatementEntry[]): string {
+  return [csvLine(STATEMENT_COLUMNS), ...entries.map((e) => csvLine(STATEMENT_COLUMNS.map((c) => e[c])))].join('');
 }
 
 export const STATEMENT_COLUMNS = [

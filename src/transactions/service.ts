@@ -507,6 +507,11 @@ export class TransactionService {
     return recordPaymentIn(trx, business, transactionId, input, this.deps.clock.now());
   }
 
+  /** The contact's oldest open due (due date, then creation): the one a reminder about the account is sent for. */
+  async oldestOpen(business: BusinessRow, contactId: string): Promise<repo.TransactionView | undefined> {
+    return (await repo.lockOpenDuesOfContact(this.deps.db, business.id, contactId, 1))[0];
+  }
+
   /** A due's payments, oldest first (a deleted due: 404, as every read of it). */
   async listPayments(business: BusinessRow, transactionId: string) {
     await this.get(business, transactionId);

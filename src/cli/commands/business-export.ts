@@ -1,4 +1,3 @@
-import { isUuid } from '../../lib/ids.js';
 import { allowOnly, required, UsageError } from '../args.js';
 import type { CliCommand } from './types.js';
 
@@ -8,7 +7,6 @@ export default {
     allowOnly(v, ['business', 'out']);
     const businessId = required(v, 'business');
     const out = required(v, 'out');
-    if (!isUuid(businessId)) throw new UsageError('--business must be a business id');
     await (await ctx.businesses({ writes: false })).get(businessId);
     const { db } = await ctx.store({ writes: false });
     const { ExportFolderError, exportBusiness } = await import('../../ops/export/business-export.js');

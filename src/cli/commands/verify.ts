@@ -1,5 +1,4 @@
-import { isUuid } from '../../lib/ids.js';
-import { allowOnly, UsageError } from '../args.js';
+import { allowOnly } from '../args.js';
 import type { CliCommand } from './types.js';
 
 /**
@@ -11,7 +10,6 @@ export default {
   async run(v, ctx) {
     allowOnly(v, ['business']);
     const businessId = v.business;
-    if (businessId !== undefined && !isUuid(businessId)) throw new UsageError('--business must be a business id');
     // A business that does not exist is a bad argument (exit 2), not an empty report.
     if (businessId !== undefined) await (await ctx.businesses({ writes: false })).get(businessId);
     const { db } = await ctx.store({ writes: false });

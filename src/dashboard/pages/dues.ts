@@ -34,16 +34,6 @@ export function renderDueList(
   const { t } = v;
   const body = html`<h1>${t('dues.title')}</h1>
 <p><a class="button" href="/dashboard/dues/new">${t('dues.add')}</a></p>
-<form class="card filters" method="get" action="/dashboard/dues" role="search">
-<div><label for="q">${t('dues.search')}</label><input id="q" name="q" type="search" value="${d.q}" maxlength="120"></div>
-<div><label for="status">${t('dues.status')}</label><select id="status" name="status">${DUE_STATUSES.map(
-    (s) =>
-      html`<option value="${s}"${s === d.status ? html` selected` : ''}>${s === 'all' ? t('dues.all') : t(`status.${s}`)}</option>`,
-  )}</select></div>
-<div class="dates"><div><label for="from">${t('dues.from')}</label><input id="from" name="from" type="date" value="${d.from}"></div>
-<div><label for="to">${t('dues.to')}</label><input id="to" name="to" type="date" value="${d.to}"></div></div>
-<div><button type="submit">${t('dues.filter')}</button></div>
-</form>
 <section class="card" aria-label="${t('dues.count', { total: d.total })}">
 <p class="muted">${t('dues.count', { total: d.total })}</p>
 ${
@@ -55,7 +45,19 @@ ${
       )}</ul>`
 }
 ${d.pages > 1 ? pager(v, '/dashboard/dues', { q: d.q, status: d.status, from: d.from, to: d.to }, d.page, d.pages) : ''}
-</section>`;
+</section>
+<details class="card fold" id="filters"${d.q || d.from || d.to || d.status !== 'outstanding' ? html` open` : ''}><summary>${t('dues.filters')}</summary>
+<form class="filters" method="get" action="/dashboard/dues" role="search">
+<div><label for="q">${t('dues.search')}</label><input id="q" name="q" type="search" value="${d.q}" maxlength="120"></div>
+<div><label for="status">${t('dues.status')}</label><select id="status" name="status">${DUE_STATUSES.map(
+    (s) =>
+      html`<option value="${s}"${s === d.status ? html` selected` : ''}>${s === 'all' ? t('dues.all') : t(`status.${s}`)}</option>`,
+  )}</select></div>
+<div class="dates"><div><label for="from">${t('dues.from')}</label><input id="from" name="from" type="date" value="${d.from}"></div>
+<div><label for="to">${t('dues.to')}</label><input id="to" name="to" type="date" value="${d.to}"></div></div>
+<div><button type="submit">${t('dues.filter')}</button></div>
+</form>
+</details>`;
   return layout(v.chrome(t('dues.title'), 'dues', flash), body);
 }
 
@@ -85,9 +87,25 @@ function dueFields(v: View, values: DueFormValues, withContact: boolean): Markup
 <label for="notes">${t('field.notes')}</label><textarea id="notes" name="notes" rows="2" maxlength="500">${values.notes ?? ''}</textarea>`;
 }
 
-export function renderNewDue(v: View, values: DueFormValues, flash?: PageChrome['flash']): string {
+/** Buyers whose names are close to the one typed: the owner picks one, or confirms a new buyer. */
+export interface DidYouMean {
+  typed: string;
+  contacts: Array<{ id: string; name: string }>;
+}
+
+export function renderNewDue(v: View, values: DueFormValues, flash?: PageChrome['flash'], ask?: DidYouMean): string {
   const { t } = v;
-  const body = html`<h1>${t('dues.add')}</h1>
+  // Its own form, carrying what was typed: Enter in the fields below never picks a buyer.
+  const carried = (
+    ['contact_name', 'contact_phone', 'amount', 'due_date', 'invoice_number', 'notes', 'once'] as const
+  ).map((k) => html`<input type="hidden" name="${k}" value="${values[k] ?? ''}">`);
+  const question = ask
+    ? html`<form class="card notice" method="post" action="/dashboard/dues" aria-labelledby="ask-h">${csrfField(v.csrfToken)}${carried}<h2 id="ask-h" role="status">${t('dues.similar_title')}</h2><div class="actions">${ask.contacts.map(
+        (c) =>
+          html`<button type="submit" name="contact_id" value="${c.id}">${t('dues.did_you_mean', { name: c.name })}</button>`,
+      )}<button type="submit" class="secondary" name="new_contact" value="1">${t('dues.new_buyer', { name: ask.typed })}</button></div></form>`
+    : '';
+  const body = html`<h1>${t('dues.add')}</h1>${question}
 <form class="card" method="post" action="/dashboard/dues">${csrfField(v.csrfToken)}<input type="hidden" name="once" value="${values.once ?? ''}">
 ${dueFields(v, values, true)}
 <div class="actions"><button type="submit">${t('due.create')}</button><a class="button secondary" href="/dashboard/dues">${t('common.back')}</a></div>
@@ -171,7 +189,7 @@ ${d.notes ? html`<dt>${t('due.notes')}</dt><dd>${d.notes}</dd>` : ''}
 <dt>${t('due.created')}</dt><dd>${v.instant(d.created_at)}</dd>
 ${d.paid_at ? html`<dt>${t('due.paid_at')}</dt><dd>${v.instant(d.paid_at)}</dd>` : ''}
 </dl>
-${open ? html`<div class="actions">${form('mark-paid', t('due.mark_paid'))}${form('remind', t('due.remind'), 'secondary')}</div>` : ''}
+${open ? html`<div class="actions"><a class="button" href="/dashboard/dues/${d.id}/mark-paid">${t('due.mark_paid')}</a>${form('remind', t('due.remind'), 'secondary')}</div>` : ''}
 </section>
 ${
   open
@@ -242,7 +260,7 @@ ${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.pro
   }</section>
 ${
   d.paid === 0
-    ? html`<section class="card"><form method="post" action="/dashboard/dues/${d.id}/delete">${csrfField(v.csrfToken)}<button type="submit" class="danger">${t('due.delete')}</button></form></section>`
+    ? html`<section class="card"><a class="button danger" href="/dashboard/dues/${d.id}/delete">${t('due.delete')}</a></section>`
     : ''
 }`;
   return layout(v.chrome(`${d.contact_name}`, 'dues', flash), body);

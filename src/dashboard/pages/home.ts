@@ -1,12 +1,20 @@
+import type { ContactRow } from '../../contacts/repository.js';
 import { html, type Markup } from '../../paypage/html.js';
 import type { Aging, Totals } from '../../totals/aggregates.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
 import { layout } from '../layout.js';
 import { bankWaitingLink } from './bank.js';
+import { buyerItem } from './contacts.js';
 import type { View } from './view.js';
 
 export interface HomeData {
   totals: Totals;
+  /** the buyers who owe most, most first */
+  topBuyers: ContactRow[];
+  today: string;
+  /** no UPI id and no payments gateway: buyers have no way to pay online */
+  cannotPayOnline: boolean;
+
   aging: Aging;
   overdue: Array<{ id: string; contact_name: string; due_date: string; balance: number }>;
   overdueTotal: number;
@@ -54,6 +62,18 @@ export function renderHome(v: View, d: HomeData, flash?: { kind: 'notice' | 'err
   const stat = (label: string, value: string) =>
     html`<div class="stat"><div class="label">${label}</div><div class="value">${value}</div></div>`;
   const body = html`<h1>${t('home.title')}</h1>
+${
+  d.cannotPayOnline
+    ? html`<p class="error" role="status">${t('home.no_online_payment')} <a href="/dashboard/settings">${t('home.add_upi')}</a></p>`
+    : ''
+}
+<section class="card" aria-labelledby="collect-h"><h2 id="collect-h">${t('home.to_collect')}</h2>
+<p class="big">${v.money(outstandingOfTotals(d.totals))}</p>${
+    d.topBuyers.length === 0
+      ? html`<p class="muted">${t('home.no_buyers_owing')}</p>`
+      : html`<h3>${t('home.owe_most')}</h3><ul class="list">${d.topBuyers.map((c) => buyerItem(v, c, d.today))}</ul>
+<p><a href="/dashboard/contacts">${t('home.all_buyers')}</a></p>`
+  }</section>
 <div class="grid">
 ${stat(t('home.outstanding'), v.money(outstandingOfTotals(d.totals)))}
 ${stat(t('home.overdue'), v.money(d.totals.overdue.paise))}

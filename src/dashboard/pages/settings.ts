@@ -5,23 +5,31 @@ import type { DeliveryView, EndpointView } from '../../webhooks/service.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import type { View } from './view.js';
 
-export function renderSettings(
-  v: View,
-  values: { upi_id: string; reminder_steps: string },
-  flash?: PageChrome['flash'],
-): string {
+export interface SettingsValues {
+  name: string;
+  language: string;
+  upi_id: string;
+  reminder_steps: string;
+}
+
+export function renderSettings(v: View, values: SettingsValues, flash?: PageChrome['flash']): string {
   const { t, business } = v;
   const body = html`<h1>${t('settings.title')}</h1>
-<section class="card" aria-labelledby="biz-h"><h2 id="biz-h">${t('settings.business')}</h2>
-<dl><dt>${t('settings.business')}</dt><dd>${business.name}</dd><dt>${t('contact.phone')}</dt><dd>${business.phone}</dd></dl>
-</section>
 <form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
-<label for="upi_id">${t('settings.upi_id')}</label><input id="upi_id" name="upi_id" maxlength="320" placeholder="shop@okbank" value="${values.upi_id}">
+<label for="name">${t('settings.business_name')}</label><input id="name" name="name" required minlength="2" maxlength="120" value="${values.name}">
+<label for="language">${t('settings.language')}</label><select id="language" name="language">
+<option value="en"${values.language.startsWith('hi') ? '' : html` selected`}>English</option>
+<option value="hi" lang="hi"${values.language.startsWith('hi') ? html` selected` : ''}>हिन्दी</option></select>
+<label for="upi_id">${t('settings.upi_id')}</label><input id="upi_id" name="upi_id" maxlength="320" placeholder="shop@okbank" value="${values.upi_id}" aria-describedby="upi-help">
+<p id="upi-help" class="muted">${t('settings.upi_help')}</p>
 <label for="reminder_steps">${t('settings.reminder_steps')}</label><input id="reminder_steps" name="reminder_steps" maxlength="60" inputmode="numeric" placeholder="-3,0,7,30" value="${values.reminder_steps}" aria-describedby="steps-help">
 <p id="steps-help" class="muted">${t('settings.reminder_steps_help')}</p>
 <label class="check"><input type="checkbox" name="reminders_paused" value="true"${business.reminders_paused ? html` checked` : ''}>${t('settings.pause_all')}</label>
 <div class="actions"><button type="submit">${t('settings.save')}</button></div>
-</form>`;
+</form>
+<section class="card" aria-labelledby="biz-h"><h2 id="biz-h">${t('settings.business')}</h2>
+<dl><dt>${t('contact.phone')}</dt><dd>${business.phone}</dd></dl>
+</section>`;
   return layout(v.chrome(t('settings.title'), 'settings', flash), body);
 }
 

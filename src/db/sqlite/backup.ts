@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -22,14 +21,9 @@ export async function backupSqlite(file: string, out: string): Promise<BackupRes
   if (!fs.existsSync(dir)) throw new Error(`the folder ${dir} does not exist`);
   if (path.resolve(file) === target) throw new Error('the backup cannot be written over the store itself');
   const tmp = `${target}.partial-${process.pid}-${Date.now()}`;
-  fs.closeSync(fs.openSync(tmp, 'w', 0o600));
   try {
-    const worker = new Worker(new URL('./backup-worker.mjs', import.meta.url), { workerData: { file, tmp } });
-    // Both listened for at once: the thread may report and exit in one turn of the event loop.
-    const exited = once(worker, 'exit');
-    const [message] = (await once(worker, 'message')) as [{ pages: number } | { error: string }];
-    await exited;
-    if ('error' in message) throw new Error(`backup failed: ${message.error}`);
+    fs.closeSync(fs.openSync(tmp, 'w', 0o600));
+    await copyOnThread(file, tmp);
     const fd = fs.openSync(tmp, 'r+');
     try {
       fs.fsyncSync(fd);
@@ -39,9 +33,34 @@ export async function backupSqlite(file: string, out: string): Promise<BackupRes
     fs.renameSync(tmp, target);
     syncFolder(dir);
     return { file: target, bytes: fs.statSync(target).size };
+  } catch (error) {
+    // A full disk (or any failed write) part-way: the temporary file goes, `out` is not written (a
+    // file already there stays as it was), and the store was only read.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `backup failed while writing into ${dir}: ${reason}. Nothing was written to ${target} (no partial file is left); the store is unchanged`,
+    );
   } finally {
     fs.rmSync(tmp, { force: true });
   }
+}
+
+/** SQLite's online backup of `file` into `tmp`, on its own thread (backup-worker.mjs). */
+function copyOnThread(file: string, tmp: string): Promise<void> {
+  const worker = new Worker(new URL('./backup-worker.mjs', import.meta.url), { workerData: { file, tmp } });
+  return new Promise((resolve, reject) => {
+    let reported: { pages: number } | { error: string } | undefined;
+    worker.once('message', (message: { pages: number } | { error: string }) => {
+      reported = message;
+    });
+    worker.once('error', reject);
+    // The thread reports, then exits: its answer is read once it is gone (both may come in one turn).
+    worker.once('exit', (code) => {
+      if (reported === undefined) reject(new Error(`the backup thread stopped (exit code ${code})`));
+      else if ('error' in reported) reject(new Error(reported.error));
+      else resolve();
+    });
+  });
 }
 
 /** A rename is durable once its folder is fsynced. */

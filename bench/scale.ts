@@ -32,7 +32,8 @@ const TARGETS = {
   fuzzyDuesMs: 200,
 };
 
-async function benchDatabaseUrl(): Promise<string> {
+/** The bench database on PostgreSQL (BENCH_DATABASE_URL, or receivables_bench_scale), made if missing. */
+export async function benchDatabaseUrl(): Promise<string> {
   const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/receivables_bench_scale';
   const admin = new URL(url);
   const name = admin.pathname.slice(1);
@@ -48,16 +49,11 @@ async function benchDatabaseUrl(): Promise<string> {
   return url;
 }
 
-export async function runScale(): Promise<void> {
-  const dues = Number(arg('--dues') ?? 1_000_000);
-  const store = arg('--store') === 'postgres' ? 'postgres' : 'sqlite';
-  const databaseUrl = store === 'postgres' ? await benchDatabaseUrl() : undefined;
-  process.stderr.write(`scale: seeding ${dues} dues on ${store} (reused when present)\n`);
-  const { dataDir, data } = await seedScale({
-    dues,
-    databaseUrl,
-    fresh: process.argv.includes('--fresh') || store === 'postgres',
-  });
+/**
+ * The API on a seeded data set (no workers, no response cache), once healthy: a reused database
+ * may have migrations to run first (a backfill over a million dues).
+ */
+export async function startApi(dataDir: string, databaseUrl: string | undefined) {
   const port = await freePort();
   const server = await start(
     'src/server.ts',
@@ -85,6 +81,20 @@ export async function runScale(): Promise<void> {
     if (i > 6000) throw new Error('the API did not become healthy within 10 minutes');
     await new Promise((r) => setTimeout(r, 100));
   }
+  return { server, base };
+}
+
+export async function runScale(): Promise<void> {
+  const dues = Number(arg('--dues') ?? 1_000_000);
+  const store = arg('--store') === 'postgres' ? 'postgres' : 'sqlite';
+  const databaseUrl = store === 'postgres' ? await benchDatabaseUrl() : undefined;
+  process.stderr.write(`scale: seeding ${dues} dues on ${store} (reused when present)\n`);
+  const { dataDir, data } = await seedScale({
+    dues,
+    databaseUrl,
+    fresh: process.argv.includes('--fresh') || store === 'postgres',
+  });
+  const { server, base } = await startApi(dataDir, databaseUrl);
   const agent = new Agent({ connections: 8 });
   const get = async (p: string, key = data.apiKey) => {
     const t = performance.now();

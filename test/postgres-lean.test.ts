@@ -311,24 +311,19 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
     expect(again.map((q) => q.text)).toEqual([expect.stringMatching(/sum\(data_version\)/)]);
   });
 
-  it('creates a due for a contact in one transaction: the contact, then one statement for every write', async () => {
+  it('creates a due for a contact in two round trips: the contact, then one statement for every write', async () => {
     const create = await statementsOf(
       () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),
       201,
     );
-    // The outbox signal: sent by the pool once the transaction has committed (db/postgres/queries.ts).
+    // The outbox signal: sent by the pool once the statement has committed (db/postgres/queries.ts).
     expect(create.map((q) => q.text)).toContain(NOTIFY_AFTER_COMMIT);
     const texts = create.map((q) => q.text).filter((t) => t !== NOTIFY_AFTER_COMMIT);
-    expect(texts).toEqual([
-      'begin',
-      expect.stringMatching(/from "contacts"/),
-      expect.stringMatching(/^with w0 as /),
-      'commit',
-    ]);
-    const write = texts[2] as string;
+    // One statement is atomic by itself: no BEGIN, no COMMIT (TransactionService.createAlone).
+    expect(texts).toEqual([expect.stringMatching(/from "contacts"/), expect.stringMatching(/^with w0 as /)]);
     // The due, its reminders, its event, then the totals upsert (on the connection's shard) whose
     // output the pending and open days' upserts read: the totals row locked last.
-    expect(write).toMatch(
+    expect(texts[1]).toMatch(
       /^with w0 as \(insert into "transactions".*\), w1 as \(insert into "reminders".*\), w2 as \(insert into "events".*\), totals as \(\s*insert into business_totals .*insert into pending_by_day .*insert into open_by_day /s,
     );
     // A named prepared statement, as the reads (pg keeps, per connection, those it prepared).
@@ -337,7 +332,14 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
         (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements,
       ),
     );
-    expect(prepared).toContain(write);
+    expect(prepared).toContain(texts[1]);
+    // The contact is kept: the next create for it is the one statement, which writes the due only
+    // while the contact is unchanged (TransactionService.createAlone).
+    const again = await statementsOf(
+      () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),
+      201,
+    );
+    expect(again.map((q) => q.text).filter((t) => t !== NOTIFY_AFTER_COMMIT)).toEqual([texts[1]]);
   });
 
   it('creates a due that also writes a contact in one transaction, its writes in one statement before COMMIT', async () => {

@@ -106,7 +106,7 @@ export function pendingClaimsByReference(db: Executor, businessId: string, refer
   return inSlices(references, (slice) =>
     db
       .selectFrom('payment_claims')
-      .select(['id', 'transaction_id', 'reference', 'created_at'])
+      .select(['id', 'transaction_id', 'contact_id', 'reference', 'created_at'])
       .where('business_id', '=', businessId)
       .where('status', '=', 'pending')
       .where('reference', 'in', slice)

@@ -162,7 +162,9 @@ export class BulkService {
     chunkWritten: () => Promise<void>,
   ): Promise<void> {
     const { transactions } = this.deps;
-    const contacts = await this.contactsOf(trx, business, rows, result);
+    // Every row's contact locked (in id order) with its credit read under the lock, before the
+    // first due is written: as a single create does (TransactionService.lockContacts).
+    const contacts = await transactions.lockContacts(trx, business, await this.contactsOf(trx, business, rows, result));
     // The chunks' totals, written once after the last (fewer statements; on PostgreSQL the
     // business's totals row is then locked from the import's last statement only).
     const totals = transactions.deferTotals();

@@ -159,3 +159,28 @@ export function writeRows(
 export function notifyAfterCommit(db: Executor, channel: string): Promise<void> {
   return statementsOf(db).notifyAfterCommit(db, channel);
 }
+
+/**
+ * Whether a new due for a known contact may be written by writeDueForContact: one statement,
+ * atomic without a transaction (PostgreSQL: two round trips fewer, the totals row held for that
+ * statement only). Otherwise a create is a transaction of its own.
+ */
+export function writesDueAlone(db: Executor): boolean {
+  return statementsOf(db).writesDueAlone;
+}
+
+/**
+ * Writes one new due (`row`; `omit` names its keys that are not columns) for a contact read before,
+ * with `writes` and its `totals`, as one statement outside a transaction, while the contact is
+ * unchanged (the row's contact_name and contact_phone) and holds no credit: else nothing is written
+ * and the answer is 'contact changed'. Only where writesDueAlone.
+ */
+export function writeDueForContact(
+  db: Executor,
+  row: object,
+  omit: readonly string[],
+  writes: readonly TableRows[],
+  totals: { businessId: string; deltas: TotalsDeltas },
+): Promise<'written' | 'contact changed'> {
+  return statementsOf(db).writeDueForContact(db, row as Record<string, unknown>, omit, writes, totals);
+}

@@ -11,6 +11,7 @@ export const TOTALS_COLUMNS = [
   'paid_count',
   'paid_paise',
   'contact_count',
+  'credit_paise',
 ] as const;
 export type TotalsColumn = (typeof TOTALS_COLUMNS)[number];
 

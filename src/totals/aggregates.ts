@@ -166,6 +166,16 @@ export function removePaidDue(db: Executor, businessId: string, amountPaise: num
   return applyTotals(db, businessId, { totals: { paid_count: -1, paid_paise: -amountPaise } });
 }
 
+/**
+ * The business's contacts' credit moves by `paise` (a receipt's credit received, used by a due, or
+ * taken back by a reversal), in the transaction that moves the contact's own: the summary's
+ * credit_paise is then read from the totals, not summed over contacts.
+ */
+export async function addCredit(db: Executor, businessId: string, paise: number) {
+  if (paise === 0) return;
+  await applyTotals(db, businessId, { totals: { credit_paise: paise } });
+}
+
 export function addContact(db: Executor, businessId: string, count = 1) {
   return applyTotals(db, businessId, { totals: { contact_count: count } });
 }
@@ -188,7 +198,7 @@ export interface Totals {
  */
 const totalsQuery = precompiled<
   { businessId: string; today: string; month: string },
-  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise' | 'credit_paise', number | string | null>
+  Record<TotalsColumn | 'past_count' | 'past_paise' | 'paid_month_paise', number | string | null>
 >((db, arg) =>
   db
     .selectFrom('business_totals')
@@ -212,13 +222,6 @@ const totalsQuery = precompiled<
         .where('business_id', '=', arg('businessId'))
         .where('month', '=', arg('month'))
         .as('paid_month_paise'),
-      // The contacts' credit: those holding some (a partial index; credit is used at once, so few).
-      eb
-        .selectFrom('contacts')
-        .select(sql<number>`sum(credit_paise)`.as('n'))
-        .where('business_id', '=', arg('businessId'))
-        .where('credit_paise', '>', 0)
-        .as('credit_paise'),
     ])
     .where('business_totals.business_id', '=', arg('businessId')),
 );

@@ -5,6 +5,7 @@ import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { recordEvent } from '../outbox/events.js';
+import { rescheduleSequence } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { type Allocation, AllocationError, checkExplicit, planCreditUse, planReceipt } from './allocate.js';
 import { balanceOf, storedOpenStatus } from './domain.js';
@@ -113,7 +114,7 @@ export async function recordReceiptIn(
     changed.push(recorded.transaction);
   }
   if (plan.creditPaise > 0) {
-    await repo.addContactCredit(trx, contactId, plan.creditPaise);
+    await moveCredit(trx, business, contactId, plan.creditPaise, now);
     await aggregates.addMonthMoney(trx, business.id, localMonth(business.timezone, now), plan.creditPaise);
   }
   return { receipt, allocations, transactions: changed };
@@ -132,8 +133,10 @@ export async function useCreditIn(
 ): Promise<Map<string, dues.TransactionView>> {
   const changed = new Map<string, dues.TransactionView>();
   const contactIds = [...new Set(open.map((d) => d.contact_id))];
-  const withCredit = await repo.lockContactsWithCredit(trx, business.id, contactIds);
-  for (const contact of withCredit) {
+  // Every contact locked (id order) before its credit is read: a receipt of one of them that is
+  // leaving credit right now is waited for, and its credit seen.
+  const locked = await repo.lockContacts(trx, business.id, contactIds);
+  for (const contact of locked.filter((c) => Number(c.credit_paise) > 0)) {
     const credits = (await repo.lockCreditReceipts(trx, contact.id)).map((r) => ({
       receiptId: r.id,
       creditPaise: Number(r.credit_paise),
@@ -169,10 +172,11 @@ export async function useCreditIn(
         current = recorded.transaction;
         credit.creditPaise -= use.amountPaise;
         credit.applied += use.amountPaise;
-        await repo.addContactCredit(trx, contact.id, -use.amountPaise);
       }
       changed.set(current.id, current);
     }
+    const used = credits.reduce((sum, c) => sum + c.applied, 0);
+    if (used > 0) await moveCredit(trx, business, contact.id, -used, now);
     for (const c of credits) {
       if (c.applied === 0) continue;
       await trx
@@ -251,6 +255,9 @@ export async function reverseReceiptIn(
     });
     await dues.updateTransaction(trx, business.id, due.id, change);
     const after = { ...due, ...change } as dues.TransactionView;
+    // Reopened: its reminder sequence comes back, as for a due whose date moved (the steps still
+    // ahead; none while the due or its contact is paused).
+    if (wasPaid && after.reminders_paused !== 1) await rescheduleSequence(trx, business, after, now);
     byId.set(due.id, after);
   }
   await trx.updateTable('payments').set({ reversed_at: at }).where('receipt_id', '=', receipt.id).execute();
@@ -262,7 +269,7 @@ export async function reverseReceiptIn(
     -Number(receipt.amount_paise),
   );
   if (Number(receipt.credit_paise) > 0)
-    await repo.addContactCredit(trx, receipt.contact_id, -Number(receipt.credit_paise));
+    await moveCredit(trx, business, receipt.contact_id, -Number(receipt.credit_paise), now);
   const reversed = { ...receipt, credit_paise: 0, reversed_at: at, reversal_reason: reason };
   await repo.updateReceipt(trx, receipt.id, { credit_paise: 0, reversed_at: at, reversal_reason: reason });
   for (const due of byId.values()) {
@@ -275,4 +282,13 @@ export async function reverseReceiptIn(
   }
   await useCreditIn(trx, business, [...byId.values()], now);
   return { receipt: reversed, allocations: await repo.allocationsOf(trx, [receipt.id]) };
+}
+
+/**
+ * A contact's credit moves by `paise` (received, used, taken back), and the business's kept credit
+ * (the summary's credit_paise) with it, in the caller's transaction.
+ */
+async function moveCredit(trx: Executor, business: BusinessRow, contactId: string, paise: number, now: Date) {
+  await repo.addContactCredit(trx, contactId, paise, now.toISOString());
+  await aggregates.addCredit(trx, business.id, paise);
 }

@@ -1,5 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import { writeRows } from '../db/port.js';
+import { writeDueForContact, writeRows } from '../db/port.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
@@ -138,6 +138,44 @@ function createdEvents(business: BusinessRow, rows: readonly TransactionView[], 
     data: transactionEventData(row, today),
     at: now,
   }));
+}
+
+/**
+ * PostgreSQL (issue 26): one new due, as insertDue, for a contact read before (by an earlier
+ * request: TransactionService.createAlone keeps the contacts it has read) and not read again. Its
+ * row's contact_id is the contact's id only while the contact is still the business's with the
+ * name and phone the due is written with (they go into the answer and the event) and holds no
+ * credit, else NULL, which the column refuses: the whole statement fails and writes nothing
+ * (answered null), and the caller reads the contact again. Sent without a transaction, as one
+ * statement (db/postgres/due-for-contact.ts).
+ *
+ * The contact's row is locked (FOR UPDATE) by that check, before the due is written: a receipt of
+ * the contact holding the lock is waited for, and the check is made again on the row it left
+ * (PostgreSQL rechecks a locked row's conditions on its latest version), so a due is never written
+ * open beside credit a concurrent receipt has just left. Locked, the contact then waits for this
+ * statement's commit before any receipt of it reads its open dues, and finds this one.
+ */
+export async function insertDueForContact(
+  db: Executor,
+  business: BusinessRow,
+  due: NewDue,
+  now: Date,
+): Promise<TransactionView | null> {
+  const { rows, reminders, events } = prepareDues(business, [due], now);
+  const row = rows[0] as TransactionView;
+  const outcome = await writeDueForContact(
+    db,
+    row,
+    DUE_NOT_STORED,
+    [
+      { table: 'reminders', rows: reminders },
+      { table: 'events', rows: events },
+    ],
+    { businessId: business.id, deltas: aggregates.pendingDuesDeltas(dueSums(rows)) },
+  );
+  if (outcome === 'contact changed') return null;
+  await signalOutbox(db);
+  return row;
 }
 
 /** A new due's row as of `now` (`at` is its text, made once for a batch). */

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { lockedRows } from '../db/port.js';
 import { exactTime, insertRows } from '../db/precompiled.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 
 export function insertReceipt(db: Executor, row: ReceiptTable) {
   return insertRows(db, 'receipts', [row]);
@@ -113,27 +114,35 @@ export function lockContact(db: Executor, businessId: string, contactId: string)
     .executeTakeFirst();
 }
 
-/** Of these contacts, those holding credit, locked on PostgreSQL (in id order). */
-export function lockContactsWithCredit(db: Executor, businessId: string, contactIds: readonly string[]) {
+/**
+ * These contacts of the business, locked on PostgreSQL in id order (one lock order), with their
+ * kept credit. Every one is locked, whatever its credit: a filter on credit would be checked on
+ * the row as this statement's snapshot sees it, and would skip a contact whose receipt (holding
+ * its lock) is about to leave it credit. Read under the lock, the credit is the committed one.
+ */
+export function lockContacts(db: Executor, businessId: string, contactIds: readonly string[]) {
   if (contactIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('contacts')
     .select(['id', 'credit_paise'])
     .where('business_id', '=', businessId)
     .where('id', 'in', contactIds)
-    .where('credit_paise', '>', 0)
     .orderBy('id')
     .$call(lockedRows(db))
     .execute();
 }
 
-/** Moves a contact's kept credit (and so its balance, the other way). */
-export function addContactCredit(db: Executor, contactId: string, paise: number) {
+/**
+ * Moves a contact's kept credit (and so its balance, the other way), and its updated_at (as every
+ * change of its balance: a client syncing contacts by `since` sees it).
+ */
+export function addContactCredit(db: Executor, contactId: string, paise: number, at: string) {
   return db
     .updateTable('contacts')
     .set({
       credit_paise: sql`credit_paise + ${paise}`,
       balance_paise: sql`balance_paise - ${paise}`,
+      updated_at: updatedAtAfter(db, at),
     })
     .where('id', '=', contactId)
     .execute();

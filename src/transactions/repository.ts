@@ -78,12 +78,37 @@ export async function findTransactionWithSteps(
  * One due of the business (deleted ones too: the caller decides what they answer), locked until the transaction ends on PostgreSQL (SQLite
  * has one writer at a time): every change to a due's money or dates reads it through this, so a
  * payment and a PATCH of the same due queue instead of both working from the same old row.
+ *
+ * Its contact's row is locked first: one lock order everywhere, the contact, then its dues (a
+ * receipt locks its contact, then the dues it settles; a due's own payment, claim, adjustment or
+ * PATCH the same way), so two of them on one contact queue and never deadlock.
  */
-export function lockTransaction(db: Executor, businessId: string, id: string): Promise<TransactionView | undefined> {
+export async function lockTransaction(
+  db: Executor,
+  businessId: string,
+  id: string,
+): Promise<TransactionView | undefined> {
+  await lockContactOfDue(db, businessId, id);
   return withContact(db)
     .where('transactions.business_id', '=', businessId)
     .where('transactions.id', '=', id)
     .$call(lockedRows(db, { of: 'transactions' }))
+    .executeTakeFirst();
+}
+
+/** The row of a due's contact, locked on PostgreSQL (a due's contact never changes). */
+function lockContactOfDue(db: Executor, businessId: string, id: string) {
+  return db
+    .selectFrom('contacts')
+    .select('contacts.id')
+    .where('contacts.id', '=', (eb) =>
+      eb
+        .selectFrom('transactions')
+        .select('transactions.contact_id')
+        .where('transactions.business_id', '=', businessId)
+        .where('transactions.id', '=', id),
+    )
+    .$call(lockedRows(db))
     .executeTakeFirst();
 }
 
@@ -609,7 +634,10 @@ export function lockOpenDuesOfContact(
     .execute();
 }
 
-/** Some dues of the business by id (deleted ones too), locked on PostgreSQL, in id order (one lock order). */
+/**
+ * Some dues of the business by id (deleted ones too), locked on PostgreSQL, in id order (one lock
+ * order). The caller holds their contact's lock already (account.ts: the contact, then its dues).
+ */
 export function lockTransactions(db: Executor, businessId: string, ids: readonly string[]): Promise<TransactionView[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return withContact(db)

@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { useCreditIn } from './account.js';
 import { nextDueDate, nextWithin, parseRecurrence, SERIES_PAST_DAYS, seriesStartTooOld } from './domain.js';
 import { insertDue } from './new-due.js';
+import { lockContacts } from './receipt-repository.js';
 import * as repo from './repository.js';
 
 /** 400 naming due_date when a repeating due's date is older than a series may start (SERIES_PAST_DAYS). */
@@ -57,6 +58,9 @@ export async function extendSeries(
     if (budget.remaining <= 0) return created;
     const current = await repo.findTransaction(trx, business.id, currentId);
     if (current?.recurs_next !== 1 || current.due_date > today) return created;
+    // The contact first, then the due (claimed below): the lock order of every change of a
+    // contact's dues; the new due's credit is read under it (useCreditIn).
+    await lockContacts(trx, business.id, [current.contact_id]);
     if (!(await repo.claimRepeat(trx, current.id))) return created;
     const recurrence = parseRecurrence(current.recurrence);
     if (recurrence === null || current.series_id === null) return created;

@@ -4,6 +4,7 @@ import { rarestFirst } from '../contacts/name-terms.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
+import { writesDueAlone } from '../db/port.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
@@ -15,8 +16,16 @@ import { type ReceiptInput, recordReceiptIn, useCreditIn } from './account.js';
 import { patchDue, removeDue } from './changes.js';
 import { balanceOf, type Recurrence, storeRecurrence } from './domain.js';
 import { openDue } from './live-due.js';
-import { DeferredTotals, type NewDue, type PreparedDues, prepareDues, writeDues } from './new-due.js';
+import {
+  DeferredTotals,
+  insertDueForContact,
+  type NewDue,
+  type PreparedDues,
+  prepareDues,
+  writeDues,
+} from './new-due.js';
 import { type PaymentInput, type PaymentSource, type RecordedPayment, recordPaymentIn } from './payments.js';
+import { lockContacts as lockContactRows } from './receipt-repository.js';
 import * as repo from './repository.js';
 import type {
   CreateTransactionInput,
@@ -38,6 +47,12 @@ const MANY_SINCE_KEPT = 1000;
 /** The statuses that are one value of `open` (the others also split on the due date). */
 const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
 
+/** How many contacts createAlone keeps (read once, then checked by the create's own statement). */
+const CONTACTS_KEPT = 10_000;
+
+/** Contacts locked per statement by lockContacts (an import's may be 10,000). */
+const CONTACTS_PER_LOCK = 1000;
+
 /** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
@@ -49,6 +64,8 @@ export interface CreatedTransaction {
 export class TransactionService {
   /** sinceMatchesMany's kept yes answers, oldest first */
   readonly #manySince = new Map<string, true>();
+  /** createAlone's contacts, by business and id, as last read (or written with a due) */
+  readonly #contacts = new Map<string, ContactRow>();
 
   constructor(
     private readonly deps: {
@@ -76,10 +93,71 @@ export class TransactionService {
     input: CreateTransactionInput,
     idem?: Idempotent<CreatedTransaction>,
   ): Promise<CreatedTransaction | Answer> {
+    if (
+      idem?.idempotencyKey === undefined &&
+      input.contact_id !== undefined &&
+      input.contact_phone === undefined &&
+      input.recurrence == null &&
+      writesDueAlone(this.deps.db)
+    ) {
+      const created = this.createAlone(business, input, input.contact_id);
+      return idem ? created.then((result) => ({ ...idem.respond(result), replayed: false })) : created;
+    }
     return this.deps.db.transaction().execute<CreatedTransaction | Answer>((trx) => {
       const work = () => this.createIn(trx, business, input);
       return idem ? this.deps.idempotency.once(trx, business.id, idem, work) : work();
     });
+  }
+
+  /**
+   * PostgreSQL (issue 26): a due for an existing contact, with no phone to fill in, no series and no
+   * Idempotency-Key, is written by ONE statement (new-due.ts insertDueTogether: the due, its
+   * reminders, its event and the totals), atomic by itself, so it is sent without BEGIN and COMMIT:
+   * two round trips fewer, and the business's totals row is locked only inside the server, for
+   * that statement and its commit. Anything that would write more goes through createIn.
+   *
+   * The contact is read once and kept (by business and id, at most CONTACTS_KEPT): the statement
+   * writes the due only while the contact is still the business's with the kept name and phone
+   * (insertDueForContact), so a create for a contact seen before is one round trip. When it has
+   * changed (in any process) the statement writes nothing, and the contact is read again.
+   */
+  private async createAlone(business: BusinessRow, input: CreateTransactionInput, contactId: string) {
+    this.checkCreate(business, input);
+    const key = `${business.id}/${contactId}`;
+    let contact = this.#contacts.get(key);
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      if (!contact) {
+        contact = await findContact(this.deps.db, business.id, contactId);
+        if (!contact) throw errors.unprocessable('contact_id does not match a contact of this business', 'contact_id');
+        // Holding credit: the new due is settled from it, which the one statement cannot do.
+        if (Number(contact.credit_paise) > 0) break;
+      }
+      let transaction: repo.TransactionView | null;
+      try {
+        transaction = await insertDueForContact(
+          this.deps.db,
+          business,
+          this.newDue(input, contact),
+          this.deps.clock.now(),
+        );
+      } catch (error) {
+        this.#contacts.delete(key);
+        throw error;
+      }
+      if (transaction) {
+        if (!this.#contacts.has(key)) {
+          if (this.#contacts.size >= CONTACTS_KEPT) this.#contacts.clear();
+          this.#contacts.set(key, contact);
+        }
+        return { transaction, contactCreated: false };
+      }
+      this.#contacts.delete(key);
+      contact = undefined;
+    }
+    // Changed between our read and our write twice running, or holding credit: created as any
+    // other create is (the contact locked and read, then the write, in one transaction), never
+    // answered as a failure.
+    return this.deps.db.transaction().execute((trx) => this.createIn(trx, business, input));
   }
 
   /**
@@ -88,8 +166,10 @@ export class TransactionService {
    */
   async createIn(trx: Trx, business: BusinessRow, input: CreateTransactionInput): Promise<CreatedTransaction> {
     const checked = this.checkCreate(business, input);
-    const { contact, contactCreated } = await this.contactFor(trx, business, input, checked);
-    const [transaction] = await this.insertMany(trx, business, [{ input, contact }]);
+    const found = await this.contactFor(trx, business, input, checked);
+    const [contact] = await this.lockContacts(trx, business, [found.contact]);
+    const [transaction] = await this.insertMany(trx, business, [{ input, contact: contact as ContactRow }]);
+    const contactCreated = found.contactCreated;
     return { transaction: transaction as repo.TransactionView, contactCreated };
   }
 
@@ -130,6 +210,25 @@ export class TransactionService {
       checked.phone,
     );
     return { contact, contactCreated: created };
+  }
+
+  /**
+   * New dues' contacts, each with its credit as read under its row lock (PostgreSQL, in id order,
+   * held to the COMMIT), before their dues are written: whether a new due is settled from credit
+   * is decided on the committed credit, and a concurrent receipt of the contact either has
+   * committed (its credit is seen) or waits for this transaction (and then sees the new due).
+   * Every way of creating dues (a create, an import, chat, the dashboard) takes them so, before
+   * prepareMany.
+   */
+  async lockContacts(t: Executor, business: BusinessRow, contacts: readonly ContactRow[]): Promise<ContactRow[]> {
+    const credit = new Map<string, number>();
+    const ids = [...new Set(contacts.map((c) => c.id))].sort();
+    for (let start = 0; start < ids.length; start += CONTACTS_PER_LOCK) {
+      for (const row of await lockContactRows(t, business.id, ids.slice(start, start + CONTACTS_PER_LOCK))) {
+        credit.set(row.id, Number(row.credit_paise));
+      }
+    }
+    return contacts.map((c) => ({ ...c, credit_paise: credit.get(c.id) ?? c.credit_paise }));
   }
 
   /**

@@ -8,6 +8,7 @@ import { NOTIFY_AFTER_COMMIT } from './queries.js';
  * export here has its namesake in db/sqlite/statements.ts.
  */
 
+export { writeDueForContact } from './due-for-contact.js';
 export { applyTotals, movePendingToOverdue } from './totals.js';
 export { insertEach, writeRows } from './writes.js';
 
@@ -97,3 +98,6 @@ export async function addScoreSums(db: Executor, businessId: string, contactId: 
 export async function notifyAfterCommit(db: Executor, channel: string): Promise<void> {
   await db.executeQuery(CompiledQuery.raw(NOTIFY_AFTER_COMMIT, [channel, '']));
 }
+
+/** A due and its consequences are one statement, atomic without a transaction (writeDueForContact). */
+export const writesDueAlone = true;

@@ -39,6 +39,10 @@ const dayUpsert = (table: 'pending_by_day' | 'open_by_day', first: number) => `
  * same row a second time at COMMIT. The statement marks the business as moved for the rest of the
  * transaction (the setting that trigger reads), so the trigger finds it done and writes nothing.
  */
+/** APPLY_DELTAS' parameters: the business, one per totals column, then 3 per day table, then the month's 3. */
+const FIRST_DAY_PARAM = TOTALS_COLUMNS.length + 2;
+const MONTH_PARAM = FIRST_DAY_PARAM + 6;
+
 const APPLY_DELTAS = `with totals as (
   insert into business_totals as t (business_id, shard, ${TOTALS_COLUMNS.join(', ')}, data_version)
   values ($1, ${SHARD}, ${TOTALS_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')}, 1)
@@ -46,11 +50,12 @@ const APPLY_DELTAS = `with totals as (
   do update set ${TOTALS_COLUMNS.map((c) => `${c} = t.${c} + excluded.${c}`).join(', ')},
     data_version = t.data_version + 1
   returning business_id, shard
-), pending_day as (${dayUpsert('pending_by_day', 9)}
-), open_day as (${dayUpsert('open_by_day', 12)}
+), pending_day as (${dayUpsert('pending_by_day', FIRST_DAY_PARAM)}
+), open_day as (${dayUpsert('open_by_day', FIRST_DAY_PARAM + 3)}
 ), paid_month as (
   insert into paid_by_month as m (business_id, shard, month, due_count, due_paise)
-  select totals.business_id, totals.shard, $15::text, $16::int, $17::bigint from totals where $15::text is not null
+  select totals.business_id, totals.shard, $${MONTH_PARAM}::text, $${MONTH_PARAM + 1}::int, $${MONTH_PARAM + 2}::bigint
+  from totals where $${MONTH_PARAM}::text is not null
   on conflict (business_id, month, shard)
   do update set due_count = m.due_count + excluded.due_count, due_paise = m.due_paise + excluded.due_paise
 )

@@ -1,6 +1,8 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
 import type { Executor } from '../schema.js';
+import type { TableRows } from '../table-rows.js';
+import type { TotalsDeltas } from '../totals-deltas.js';
 
 /**
  * SQLite's half of the store port (db/port.ts): the statements it writes its own way. Every
@@ -119,3 +121,16 @@ export async function addScoreSums(db: Executor, businessId: string, contactId: 
 
 /** One process: the in-memory signal is all there is. */
 export async function notifyAfterCommit(_db: Executor, _channel: string): Promise<void> {}
+
+/** One writer, group commit: a create is its transaction's writes (writesDueAlone is false). */
+export const writesDueAlone: boolean = false;
+
+export async function writeDueForContact(
+  _db: Executor,
+  _row: Record<string, unknown>,
+  _omit: readonly string[],
+  _writes: readonly TableRows[],
+  _totals: { businessId: string; deltas: TotalsDeltas },
+): Promise<'written' | 'contact changed'> {
+  throw new Error('writeDueForContact: SQLite writes a due in a transaction (writesDueAlone)');
+}

@@ -21,6 +21,7 @@ const addToTotalsQuery = precompiled<
     paid_count: number;
     paid_paise: number;
     contact_count: number;
+    credit_paise: number;
   },
   never
 >((db, arg) =>
@@ -34,6 +35,7 @@ const addToTotalsQuery = precompiled<
       paid_count: sql`paid_count + ${arg('paid_count')}`,
       paid_paise: sql`paid_paise + ${arg('paid_paise')}`,
       contact_count: sql`contact_count + ${arg('contact_count')}`,
+      credit_paise: sql`credit_paise + ${arg('credit_paise')}`,
     })
     .where('business_id', '=', arg('businessId')),
 );
@@ -72,6 +74,7 @@ export async function applyTotals(db: Executor, businessId: string, d: TotalsDel
       paid_count: t.paid_count ?? 0,
       paid_paise: t.paid_paise ?? 0,
       contact_count: t.contact_count ?? 0,
+      credit_paise: t.credit_paise ?? 0,
     });
   }
   await changeDays(db, 'pending_by_day', businessId, d.pendingDays ?? []);

@@ -7,8 +7,8 @@ type Totals = Record<string, number>;
 
 /**
  * business_totals (summed over a business's shards on PostgreSQL): dues by stored status (open
- * ones at their balance, paid ones at their whole amount; deleted ones nowhere) and the number of
- * contacts.
+ * ones at their balance, paid ones at their whole amount; deleted ones nowhere), the number of
+ * contacts, and the contacts' credit (their receipts' unused credit, reversed ones left out).
  */
 export function addDueToTotals(totals: Totals, due: DueRow): void {
   if (due.deleted_at !== null || due.open < 0) return;
@@ -28,6 +28,7 @@ const COLUMNS = [
   'paid_count',
   'paid_paise',
   'contact_count',
+  'credit_paise',
 ] as const;
 
 async function keptTotals(db: Executor, businessId: string): Promise<Totals | null> {
@@ -43,7 +44,8 @@ async function keptTotals(db: Executor, businessId: string): Promise<Totals | nu
 
 export const businessTotalsCheck: VerifyCheck = {
   name: 'business_totals',
-  describes: 'pending, overdue and paid counts and paise, and the contact count, from the dues and contacts',
+  describes:
+    "pending, overdue and paid counts and paise, the contact count and the contacts' credit, from the dues, contacts and receipts",
   async run(db, business) {
     const expected: Totals = Object.fromEntries(COLUMNS.map((c) => [c, 0]));
     for await (const due of duesOf(db, business.id)) addDueToTotals(expected, due);
@@ -53,6 +55,13 @@ export const businessTotalsCheck: VerifyCheck = {
       .where('business_id', '=', business.id)
       .executeTakeFirstOrThrow();
     expected.contact_count = Number(contacts.n);
+    const credit = await db
+      .selectFrom('receipts')
+      .select(sql<number | string | null>`sum(credit_paise)`.as('n'))
+      .where('business_id', '=', business.id)
+      .where('reversed_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    expected.credit_paise = Number(credit.n ?? 0);
     const kept = await keptTotals(db, business.id);
     if (kept === null) {
       // Every reader and writer of the totals expects the business's row: its absence is a fault.

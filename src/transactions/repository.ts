@@ -611,8 +611,11 @@ export function lockOpenDuesOfContact(
   limit: number,
   after?: Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>,
 ): Promise<TransactionView[]> {
+  // The business is checked on the contact's row, not the due's: given the due's business_id,
+  // SQLite walked the business's open dues (transactions_business_open_due) filtering by contact,
+  // O(the business's open dues); this way it reads the contact's own (transactions_contact_open_due).
   return withContact(db)
-    .where('transactions.business_id', '=', businessId)
+    .where('contacts.business_id', '=', businessId)
     .where('transactions.contact_id', '=', contactId)
     .where('transactions.open', '=', 1)
     .$if(after !== undefined, (q) => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { accountPageRoutes } from './account-page/routes.js';
 import { adjustmentRoutes, adjustmentSchemas } from './adjustments/routes.js';
 import { bankRoutes, bankSchemas } from './bank/routes.js';
 import { bulkRoutes } from './bulk/routes.js';
@@ -31,6 +32,7 @@ import { opsRoutes } from './ops/routes.js';
 import { unappliedPaymentRoutes, unappliedPaymentSchemas } from './payments-gateway/routes.js';
 import { razorpayWebhookRoutes } from './payments-gateway/webhook-routes.js';
 import { payPageErrorHandler, payPageRoutes } from './paypage/routes.js';
+import { accountClaimRoutes, accountClaimSchemas } from './receipts/account-claim-routes.js';
 import { receiptRoutes, receiptSchemas } from './receipts/routes.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { statementRoutes, statementSchemas } from './statements/routes.js';
@@ -71,7 +73,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       reply.header('x-request-id', request.id);
       const path = request.raw.url ?? '';
       if (path.startsWith('/legacy/')) return legacyErrorHandler(error, request, reply);
-      if (path.startsWith('/pay/')) return payPageErrorHandler(error, request, reply);
+      if (path.startsWith('/pay/') || path.startsWith('/a/')) return payPageErrorHandler(error, request, reply);
       return errorHandler(error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -118,6 +120,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...webhookSchemas,
     ...eventSchemas,
     ...claimSchemas,
+    ...accountClaimSchemas,
     ...receiptSchemas,
     ...bankSchemas,
     ...statementSchemas,
@@ -136,6 +139,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(homeRoutes);
   // The buyer's pay page: no API key, so outside the /v1 scope.
   await app.register(payPageRoutes, { prefix: '/pay' });
+  await app.register(accountPageRoutes, { prefix: '/a' });
   await app.register(whatsappWebhookRoutes);
   // The business's dashboard (PRODUCT part 14): a session cookie instead of an API key.
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
@@ -155,6 +159,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(transactionRoutes);
       await v1.register(bulkRoutes);
       await v1.register(claimRoutes);
+      await v1.register(accountClaimRoutes);
       await v1.register(receiptRoutes);
       await v1.register(bankRoutes);
       await v1.register(statementRoutes);

@@ -166,7 +166,7 @@ export function createServices(deps: {
     messenger,
     messaging: new MessagingService({ db }),
     reminders,
-    claims: new ClaimService({ db, clock }),
+    claims: new ClaimService({ db, clock, contacts }),
     receipts: new ReceiptService({ db, clock, contacts, idempotency }),
     bank: new BankService({ db, clock }),
     statements: new StatementService({ db, clock }),

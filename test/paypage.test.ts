@@ -163,7 +163,7 @@ describe('GET /pay/:token', () => {
     const qr = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     expect(res.text).toContain(qr.replace('<svg ', '<svg role="img" aria-label="UPI QR code" '));
     expect(visibleText(res)).toContain('UPI ID: sharma.traders@okhdfc');
-    expect(visibleText(res)).toContain(`Payment reference ${withInvoice.reference}`);
+    expect(visibleText(res)).toContain(`Reference for your bank ${withInvoice.reference}`);
 
     // Without an invoice number the note names the due date.
     const after = await page(plain.path);

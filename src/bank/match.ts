@@ -1,4 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { confirmAccountClaimIn } from '../claims/account.js';
 import * as claims from '../claims/repository.js';
 import type { Executor } from '../db/schema.js';
 import { recordReceiptIn } from '../transactions/account.js';
@@ -172,16 +173,28 @@ export async function payContact(
   return { transactionId: null, contactId, receiptId: recorded.receipt.id };
 }
 
-/** Rule 1: a pending claim named by the credit, its amount within the due's balance: confirmed as the business would. */
+/**
+ * Rule 1: a pending claim named by the credit, its amount within the due's (or, for an account
+ * claim, the account's) balance: confirmed as the business would.
+ */
 async function confirmClaim(
   trx: Executor,
   business: BusinessRow,
   credit: StatementCredit,
   found: Found,
   now: Date,
-): Promise<{ transactionId: string; contactId: string; receiptId: string } | undefined> {
+): Promise<{ transactionId: string | null; contactId: string; receiptId: string } | undefined> {
   for (const claim of under(found.claims, claimReferenceCandidates(credit))) {
     if (claim.reference === null || !claimReferenceFits(credit, claim.reference)) continue;
+    if (claim.transaction_id === null) {
+      const contactId = claim.contact_id as string;
+      const contact = await lockContact(trx, business.id, contactId);
+      if (!contact || credit.amountPaise > Number(contact.balance_paise)) continue;
+      const amount = { amountPaise: credit.amountPaise, receivedOn: credit.date };
+      const confirmed = await confirmAccountClaimIn(trx, business, { ...claim, contact_id: contactId }, amount, now);
+      if (confirmed) return { transactionId: null, contactId, receiptId: confirmed.receipt.id };
+      continue;
+    }
     const due = await dues.lockTransaction(trx, business.id, claim.transaction_id);
     if (due?.open !== 1 || due.deleted_at !== null || credit.amountPaise > balanceOf(due)) continue;
     const decided = await claims.decideClaim(trx, claim.id, 'confirmed', now.toISOString());
@@ -190,7 +203,13 @@ async function confirmClaim(
       trx,
       business,
       due.id,
-      { amountPaise: credit.amountPaise, utr: claim.reference, paymentMethod: 'upi', source: 'claim' },
+      {
+        amountPaise: credit.amountPaise,
+        utr: claim.reference,
+        paymentMethod: 'upi',
+        source: 'claim',
+        claimId: claim.id,
+      },
       now,
     );
     return { transactionId: due.id, contactId: due.contact_id, receiptId: recorded.payment.receipt_id as string };

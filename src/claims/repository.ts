@@ -1,25 +1,38 @@
 import type { Executor, PaymentClaimTable } from '../db/schema.js';
 
-/** A due's claims, oldest first. */
-export function listClaims(db: Executor, businessId: string, transactionId: string) {
+/** What a claim is for: one due (the pay page) or a contact's whole account (the account page). */
+export type ClaimOwner = { transactionId: string } | { contactId: string };
+
+function ownerColumn(owner: ClaimOwner): ['transaction_id' | 'contact_id', string] {
+  return 'transactionId' in owner ? ['transaction_id', owner.transactionId] : ['contact_id', owner.contactId];
+}
+
+/** A due's or an account's claims, oldest first. */
+export function listClaims(db: Executor, businessId: string, owner: ClaimOwner) {
+  const [column, id] = ownerColumn(owner);
   return db
     .selectFrom('payment_claims')
     .selectAll()
     .where('business_id', '=', businessId)
-    .where('transaction_id', '=', transactionId)
+    .where(column, '=', id)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
 }
 
-export function findClaim(db: Executor, businessId: string, transactionId: string, claimId: string) {
+export function findClaim(db: Executor, businessId: string, owner: ClaimOwner, claimId: string) {
+  const [column, id] = ownerColumn(owner);
   return db
     .selectFrom('payment_claims')
     .selectAll()
     .where('business_id', '=', businessId)
-    .where('transaction_id', '=', transactionId)
+    .where(column, '=', id)
     .where('id', '=', claimId)
     .executeTakeFirst();
+}
+
+export function insertClaim(db: Executor, row: PaymentClaimTable) {
+  return db.insertInto('payment_claims').values(row).execute();
 }
 
 /** Decides a pending claim; undefined when it was decided already (perhaps just now, concurrently). */

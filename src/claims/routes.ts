@@ -31,7 +31,7 @@ export async function claimRoutes(app: App) {
       },
     },
     async (request) => ({
-      data: (await claims.list(request.auth.business, request.params.id)).map(presentClaim),
+      data: (await claims.list(request.auth.business, { transactionId: request.params.id })).map(presentClaim),
     }),
   );
 
@@ -87,7 +87,9 @@ export async function claimRoutes(app: App) {
       },
     },
     async (request) => ({
-      data: presentClaim(await claims.reject(request.auth.business, request.params.id, request.params.claimId)),
+      data: presentClaim(
+        await claims.reject(request.auth.business, { transactionId: request.params.id }, request.params.claimId),
+      ),
     }),
   );
 }

@@ -1,39 +1,57 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { Db, Trx } from '../db/schema.js';
+import type { ContactRow } from '../contacts/repository.js';
+import type { ContactService, ContactStanding } from '../contacts/service.js';
+import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { balanceOf } from '../transactions/domain.js';
 import { type RecordedPayment, recordPaymentIn } from '../transactions/payments.js';
+import { lockContact } from '../transactions/receipt-repository.js';
 import * as transactionsRepo from '../transactions/repository.js';
+import { type ConfirmedAccountClaim, confirmAccountClaimIn } from './account.js';
 import * as repo from './repository.js';
 
 /**
- * The due (locked, as every payment locks it first: claims of one due are decided one at a time)
- * and its claim, which must still be pending.
+ * What the claim is for, locked (a due as every payment locks it first, a contact as every receipt
+ * does: claims of one due or one account are decided one at a time); an unknown, deleted or
+ * another business's due or contact: 404.
  */
-async function pendingClaim(trx: Trx, business: BusinessRow, transactionId: string, claimId: string) {
-  const due = await transactionsRepo.lockTransaction(trx, business.id, transactionId);
-  if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
-  const claim = await repo.findClaim(trx, business.id, transactionId, claimId);
-  if (!claim) throw errors.notFound('claim');
-  if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
-  return { due, claim };
+async function lockOwner(trx: Executor, business: BusinessRow, owner: repo.ClaimOwner) {
+  if ('transactionId' in owner) {
+    const due = await transactionsRepo.lockTransaction(trx, business.id, owner.transactionId);
+    if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
+    return { due };
+  }
+  const contact = await lockContact(trx, business.id, owner.contactId);
+  if (!contact) throw errors.notFound('contact');
+  return { contact };
 }
 
+/** The owner, locked, and its claim, which must still be pending. */
+async function pendingClaim(trx: Trx, business: BusinessRow, owner: repo.ClaimOwner, claimId: string) {
+  const locked = await lockOwner(trx, business, owner);
+  const claim = await repo.findClaim(trx, business.id, owner, claimId);
+  if (!claim) throw errors.notFound('claim');
+  if (claim.status !== 'pending') throw errors.conflict(`claim is already ${claim.status}`);
+  return { ...locked, claim };
+}
+
+const alreadyDecided = () => errors.conflict('claim is already decided');
+
 /**
- * "I have paid" claims, decided by the business (PRODUCT part 11). Confirming one records a
- * payment (source claim, method upi, utr = the claim's reference) in the same database
- * transaction as the decision, so a claim is confirmed exactly when its payment exists.
- * The earlier shape's claimCount still counts claims made, whatever became of them.
+ * "I have paid" claims, decided by the business (PRODUCT part 11): a due's claims from its pay
+ * page, and a contact's account claims from the account page. Confirming one records its money in
+ * the same database transaction as the decision (a due's claim: a payment of that due; an account
+ * claim: a receipt allocated oldest first), so a claim is confirmed exactly when its money exists.
+ * The earlier shape's claimCount still counts a due's claims made, whatever became of them.
  */
 export class ClaimService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; contacts: ContactService }) {}
 
-  /** A due's claims, oldest first; an unknown, deleted or another business's due: 404. */
-  async list(business: BusinessRow, transactionId: string) {
-    const due = await transactionsRepo.findTransaction(this.deps.db, business.id, transactionId);
-    if (!due || due.deleted_at !== null) throw errors.notFound('transaction');
-    return repo.listClaims(this.deps.db, business.id, transactionId);
+  /** A due's or an account's claims, oldest first; an unknown, deleted or another business's owner: 404. */
+  async list(business: BusinessRow, owner: repo.ClaimOwner) {
+    await lockOwner(this.deps.db, business, owner);
+    return repo.listClaims(this.deps.db, business.id, owner);
   }
 
   /**
@@ -44,7 +62,7 @@ export class ClaimService {
     const rows = await repo.listPendingClaims(this.deps.db, business.id, page.limit, page.offset);
     return rows.map((r) => ({
       claim: r as repo.ClaimRow,
-      transactionId: r.transaction_id,
+      transactionId: r.transaction_id as string,
       contactName: r.contact_name,
       balancePaise: balanceOf(r),
       dueDate: r.due_date,
@@ -60,19 +78,20 @@ export class ClaimService {
   ): Promise<{ claim: repo.ClaimRow } & RecordedPayment> {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
-      const { due, claim } = await pendingClaim(trx, business, transactionId, claimId);
-      if (due.status === 'paid') throw errors.conflict('transaction is already paid');
+      const { due, claim } = await pendingClaim(trx, business, { transactionId }, claimId);
+      if (due?.status === 'paid') throw errors.conflict('transaction is already paid');
       const decided = await repo.decideClaim(trx, claimId, 'confirmed', now.toISOString());
-      if (!decided) throw errors.conflict('claim is already decided');
+      if (!decided) throw alreadyDecided();
       const recorded = await recordPaymentIn(
         trx,
         business,
         transactionId,
         {
-          amountPaise: input.amount_paise ?? balanceOf(due),
+          amountPaise: input.amount_paise ?? balanceOf(due as NonNullable<typeof due>),
           utr: claim.reference,
           paymentMethod: 'upi',
           source: 'claim',
+          claimId,
         },
         now,
       );
@@ -80,12 +99,39 @@ export class ClaimService {
     });
   }
 
-  async reject(business: BusinessRow, transactionId: string, claimId: string): Promise<repo.ClaimRow> {
+  /**
+   * Confirms an account claim: a receipt of amount_paise (default: what the buyer said they paid),
+   * allocated to the open dues oldest first, the rest as the contact's credit.
+   */
+  async confirmAccount(
+    business: BusinessRow,
+    contactId: string,
+    claimId: string,
+    input: { amount_paise?: number | undefined },
+  ): Promise<ConfirmedAccountClaim & { contact: ContactRow; standing: ContactStanding }> {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
-      await pendingClaim(trx, business, transactionId, claimId);
+      const { claim } = await pendingClaim(trx, business, { contactId }, claimId);
+      const confirmed = await confirmAccountClaimIn(
+        trx,
+        business,
+        { id: claim.id, contact_id: contactId, reference: claim.reference },
+        { amountPaise: input.amount_paise ?? Number(claim.amount_paise) },
+        now,
+      );
+      if (!confirmed) throw alreadyDecided();
+      const contact = (await lockContact(trx, business.id, contactId)) as ContactRow;
+      const standing = await this.deps.contacts.standing(trx, business, contactId);
+      return { ...confirmed, contact, standing };
+    });
+  }
+
+  async reject(business: BusinessRow, owner: repo.ClaimOwner, claimId: string): Promise<repo.ClaimRow> {
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      await pendingClaim(trx, business, owner, claimId);
       const decided = await repo.decideClaim(trx, claimId, 'rejected', now.toISOString());
-      if (!decided) throw errors.conflict('claim is already decided');
+      if (!decided) throw alreadyDecided();
       return decided;
     });
   }

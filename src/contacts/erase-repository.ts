@@ -53,19 +53,26 @@ export async function deletePayerNames(db: Executor, businessId: string, contact
   return Number(r.numDeletedRows);
 }
 
-/** The claims on the contact's dues lose the reference the buyer typed (a UTR, a name). */
+/** The claims on the contact's dues and account lose the reference the buyer typed (a UTR, a name). */
 export async function clearClaimReferences(db: Executor, businessId: string, contactId: string): Promise<number> {
   const r = await db
     .updateTable('payment_claims')
     .set({ reference: null })
     .where('business_id', '=', businessId)
     .where('reference', 'is not', null)
-    .where('transaction_id', 'in', (eb) =>
-      eb
-        .selectFrom('transactions')
-        .select('id')
-        .where('business_id', '=', businessId)
-        .where('contact_id', '=', contactId),
+    .where((eb) =>
+      eb.or([
+        eb('contact_id', '=', contactId),
+        eb(
+          'transaction_id',
+          'in',
+          eb
+            .selectFrom('transactions')
+            .select('id')
+            .where('business_id', '=', businessId)
+            .where('contact_id', '=', contactId),
+        ),
+      ]),
     )
     .executeTakeFirst();
   return Number(r.numUpdatedRows);

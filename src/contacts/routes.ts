@@ -142,7 +142,12 @@ export async function contactRoutes(app: App) {
       },
     },
     async (request) => {
-      const { contact, standing } = await contacts.update(request.auth.business, request.params.id, request.body);
+      const { contact, standing } = await contacts.update(
+        request.auth.business,
+        request.params.id,
+        // The schema's enum: en, hi or null.
+        request.body as typeof request.body & { language?: 'en' | 'hi' | null },
+      );
       // Every field the single read shows (its balances and reminders_paused too).
       return { data: presentContactWithBalances(contact, standing, publicBaseUrl) };
     },

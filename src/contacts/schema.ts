@@ -92,8 +92,15 @@ export const ContactWithBalances = Type.Object(
 );
 export type ContactWithBalancesResponse = Static<typeof ContactWithBalances>;
 
+const LanguageInput = Nullable(
+  Type.String({
+    enum: ['en', 'hi'],
+    description: "the buyer's account page language (en or hi); null: the business's",
+  }),
+);
+
 export const CreateContactBody = Type.Object(
-  { name: Name, phone: Type.Optional(PhoneInput) },
+  { name: Name, phone: Type.Optional(PhoneInput), language: Type.Optional(LanguageInput) },
   { additionalProperties: false },
 );
 export type CreateContactInput = Static<typeof CreateContactBody>;
@@ -105,6 +112,7 @@ export const UpdateContactBody = Type.Object(
     reminders_paused: Type.Optional(
       Type.Boolean({ description: "holds automatic and manual reminders for every one of the contact's dues" }),
     ),
+    language: Type.Optional(LanguageInput),
     assigned_to: Type.Optional(
       Nullable(
         Type.String({

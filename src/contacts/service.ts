@@ -206,7 +206,14 @@ export class ContactService {
   async createIn(trx: Trx, business: BusinessRow, input: CreateContactInput): Promise<CreatedContact> {
     const name = checkContactName(input.name, 'name');
     const phone = input.phone === undefined ? null : parsePhone(input.phone, business, 'phone');
-    const { contact, created } = await this.findOrCreate(trx, business, name, phone);
+    const found = await this.findOrCreate(trx, business, name, phone);
+    const { created } = found;
+    let { contact } = found;
+    // A language given names the buyer's language: set on a new contact, or one that had none.
+    if (typeof input.language === 'string' && contact.language === null) {
+      const at = this.deps.clock.now().toISOString();
+      contact = (await repo.updateContact(trx, business.id, contact.id, { language: input.language }, at)) ?? contact;
+    }
     const standing = created ? NEW_CONTACT_STANDING : await this.standing(trx, business, contact.id);
     return { contact, standing, created };
   }
@@ -369,7 +376,7 @@ export class ContactService {
     return position;
   }
 
-  /** `language` (the buyer's pages' language, null for the business's) is the dashboard's to set. */
+  /** `language`: the buyer's pages' language (en or hi), null for the business's. */
   async update(business: BusinessRow, id: string, input: UpdateContactInput & { language?: 'en' | 'hi' | null }) {
     const patch: Parameters<typeof repo.updateContact>[3] = {};
     if (input.language !== undefined) patch.language = input.language;

@@ -51,7 +51,7 @@ export async function duesRoutes(app: App) {
     const { due: row, reminders: steps } = await transactions.getWithReminders(v.business, id);
     const [payments, claims] = await Promise.all([
       transactions.listPayments(v.business, id),
-      services.claims.list(v.business, id),
+      services.claims.list(v.business, { transactionId: id }),
     ]);
     const today = transactions.today(v.business);
     const payUrl = payPageUrl(config.publicBaseUrl, row.pay_token);
@@ -326,7 +326,7 @@ export async function duesRoutes(app: App) {
         const claimId = checkId(request.params.claimId);
         try {
           if (decision === 'confirm') await services.claims.confirm(v.business, id, claimId, {});
-          else await services.claims.reject(v.business, id, claimId);
+          else await services.claims.reject(v.business, { transactionId: id }, claimId);
         } catch (error) {
           const { status, flash } = formError(error, v.t);
           return sendPage(reply, status, renderDue(v, await detail(v, id), flash));

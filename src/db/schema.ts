@@ -223,6 +223,8 @@ export interface ReceiptTable {
   created_at: string;
   reversed_at: string | null;
   reversal_reason: string | null;
+  /** the claim this receipt confirmed (unique: a claim pays once) */
+  claim_id?: string | null;
 }
 
 /** What lowers a due's balance without money (tds, discount, credit_note, write_off). */
@@ -264,12 +266,17 @@ export interface EventTable {
 export interface PaymentClaimTable {
   id: string;
   business_id: string;
-  transaction_id: string;
+  /** the due a pay page claim is for; null for an account claim */
+  transaction_id: string | null;
   reference: string | null;
   created_at: string;
   /** pending, confirmed or rejected (PRODUCT part 11) */
   status: string;
   decided_at: string | null;
+  /** the contact whose account an account page claim is for; null for a due's claim */
+  contact_id?: string | null;
+  /** what the buyer says they paid (account claims) */
+  amount_paise?: number | null;
 }
 
 /** A gateway payment link of a due (PRODUCT part 11); status created, cancelled or paid. */

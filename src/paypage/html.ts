@@ -75,6 +75,13 @@ input{display:block;width:100%;margin-bottom:.75rem;padding:.75rem;border:1px so
 .notice{padding:.75rem;border-radius:8px;background:#eff6ff;color:#1e3a8a}
 .error{padding:.75rem;border-radius:8px;background:#fee2e2;color:#991b1b}
 .muted{color:#6b7280;font-size:.875rem}
+h2{margin:0 0 .5rem;font-size:1rem}
+.label{margin:1rem 0 0;color:#4b5563;font-size:.875rem}
+.label+.amount{margin-top:0}
+.rows{list-style:none;margin:0;padding:0}
+.rows li{display:flex;justify-content:space-between;gap:1rem;padding:.5rem 0;border-bottom:1px solid #f3f4f6}
+.rows strong{white-space:nowrap}
+.late{color:#991b1b;font-size:.875rem;font-weight:600}
 `.trim();
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');

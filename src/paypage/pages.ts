@@ -39,7 +39,7 @@ function wordsFor(page: PayPage): Words {
 }
 
 /** The same link as a QR code, drawn server-side as inline SVG (no image request, no script). */
-async function qrSvg(link: string, label: string): Promise<Markup> {
+export async function qrSvg(link: string, label: string): Promise<Markup> {
   const svg = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return trusted(svg.replace('<svg ', html`<svg role="img" aria-label="${label}" `.value));
 }

@@ -1,4 +1,4 @@
-import type { Executor, PaymentClaimTable } from '../db/schema.js';
+import type { Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 
 /** Everything the pay page shows, in one indexed lookup by token (transactions.pay_token is unique). */
@@ -69,8 +69,4 @@ export function countClaimIfOpen(db: Executor, transactionId: string, at: string
     .where('open', '=', 1)
     .returning('claim_count')
     .executeTakeFirst();
-}
-
-export function insertClaim(db: Executor, row: PaymentClaimTable) {
-  return db.insertInto('payment_claims').values(row).execute();
 }

@@ -12,7 +12,7 @@ import { type PayPage, PayPageService } from './service.js';
  * The token in the URL is the only credential, so the page never lets it leak: no referrer, no
  * caching, no indexing, no framing, and a CSP under which nothing but the page's own style loads.
  */
-const SECURITY_HEADERS = {
+export const SECURITY_HEADERS = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
@@ -35,12 +35,12 @@ const notFoundPage = (request: FastifyRequest) => NOT_FOUND_PAGES[acceptedLangua
 /** A deleted due (PRODUCT part 8): the link is real but nothing is owed on it any more. */
 const gonePage = (page: PayPage) => renderMessage(page.language, 'pay.gone_title', 'pay.gone');
 
-function sendHtml(reply: FastifyReply, status: number, page: string, headers = SECURITY_HEADERS) {
+export function sendHtml(reply: FastifyReply, status: number, page: string, headers = SECURITY_HEADERS) {
   return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(page);
 }
 
 /** A form body as the browser sends it; repeated fields keep their first value. */
-function parseForm(body: string): Record<string, string> {
+export function parseForm(body: string): Record<string, string> {
   const form: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(body)) if (!(key in form)) form[key] = value;
   return form;

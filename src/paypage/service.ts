@@ -1,3 +1,4 @@
+import { insertClaim } from '../claims/repository.js';
 import type { Db } from '../db/schema.js';
 import { type Language, languageOf } from '../i18n/index.js';
 import type { Clock } from '../lib/clock.js';
@@ -142,7 +143,7 @@ export class PayPageService {
       // Counted first and only while open, so a due paid concurrently gets no claim row.
       const counted = await repo.countClaimIfOpen(trx, page.transactionId, now.toISOString());
       if (!counted) return { kind: 'paid' };
-      await repo.insertClaim(trx, {
+      await insertClaim(trx, {
         id: uuidv7(now.getTime()),
         business_id: page.businessId,
         transaction_id: page.transactionId,

@@ -23,6 +23,8 @@ export interface PaymentInput {
   /** upi, cash, bank_transfer, card, other; default api */
   paymentMethod?: string | undefined;
   source: PaymentSource;
+  /** the claim this money confirms: a receipt per claim at most (receipts.claim_id is unique) */
+  claimId?: string | undefined;
 }
 
 export interface RecordedPayment {
@@ -77,6 +79,7 @@ export function newReceipt(
     created_at: now.toISOString(),
     reversed_at: null,
     reversal_reason: null,
+    ...(input.claimId !== undefined && { claim_id: input.claimId }),
   };
 }
 

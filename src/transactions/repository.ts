@@ -611,13 +611,13 @@ export function lockOpenDuesOfContact(
   limit: number,
   after?: Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>,
 ): Promise<TransactionView[]> {
-  // The business is checked on the contact's row, not the due's: given the due's business_id,
-  // SQLite walked the business's open dues (transactions_business_open_due) filtering by contact,
-  // O(the business's open dues); this way it reads the contact's own (transactions_contact_open_due).
+  // The business is checked on the contact (a due is its contact's business's): offered the dues'
+  // business_id and a bound `open`, SQLite walked the business's open dues (transactions_business_open_due)
+  // looking for the contact's, instead of the contact's own partial index (open = 1, as written).
   return withContact(db)
     .where('contacts.business_id', '=', businessId)
     .where('transactions.contact_id', '=', contactId)
-    .where('transactions.open', '=', 1)
+    .where('transactions.open', '=', sql.lit(1))
     .$if(after !== undefined, (q) => {
       const a = after as Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>;
       return q.where((eb) =>

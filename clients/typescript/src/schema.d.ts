@@ -360,6 +360,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/{id}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's account claims, oldest first
+         * @description "I have paid" claims made on the buyer's account page, with the amount the buyer entered: pending until the business confirms or rejects them.
+         */
+        get: operations["listContactClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{id}/claims/{claimId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an account claim: record its receipt
+         * @description Records a receipt of amount_paise (default: the amount the buyer entered) with source claim, payment_method upi and utr = the claim reference, allocated to the contact's open dues oldest first; what is left becomes the contact's credit. Each due it touches gets a payment and the usual events. A decided claim: 409.
+         */
+        post: operations["confirmContactClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{id}/claims/{claimId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an account claim
+         * @description Marks the claim rejected; nothing else changes. A decided claim: 409.
+         */
+        post: operations["rejectContactClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/{id}/payments": {
         parameters: {
             query?: never;
@@ -1461,6 +1521,34 @@ export interface components {
              * @description UUID
              */
             id: string;
+            /** @description what the buyer entered (a UTR or a note) */
+            reference: string | null;
+            /** @enum {string} */
+            status: "pending" | "confirmed" | "rejected";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            decided_at: string | null;
+        };
+        AccountClaim: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            contact_id: string;
+            /** @description what the buyer says they paid */
+            amount_paise: number;
             /** @description what the buyer entered (a UTR or a note) */
             reference: string | null;
             /** @enum {string} */
@@ -2648,6 +2736,11 @@ export interface operations {
                     name: string;
                     /** @description any format; normalised to digits */
                     phone?: string;
+                    /**
+                     * @description the buyer's account page language (en or hi); null: the business's
+                     * @enum {string|null}
+                     */
+                    language?: "en" | "hi" | null;
                 };
             };
         };
@@ -2954,6 +3047,11 @@ export interface operations {
                     phone?: string | null;
                     /** @description holds automatic and manual reminders for every one of the contact's dues */
                     reminders_paused?: boolean;
+                    /**
+                     * @description the buyer's account page language (en or hi); null: the business's
+                     * @enum {string|null}
+                     */
+                    language?: "en" | "hi" | null;
                     /**
                      * Format: uuid
                      * @description a user id of the business (GET /v1/users), or null for none
@@ -5105,6 +5203,418 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Claim"];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (conflict) with the current state of the resource */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContactClaims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A contact's account claims, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccountClaim"][];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmContactClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+                /** @description UUID */
+                claimId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description default: the amount the buyer entered */
+                    amount_paise?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Confirm an account claim: record its receipt */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            claim: components["schemas"]["AccountClaim"];
+                            receipt: components["schemas"]["Receipt"];
+                            transactions: components["schemas"]["Transaction"][];
+                            contact: components["schemas"]["ContactWithBalances"];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (not_found): no such resource in this business, or an id that is not a UUID */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict (conflict) with the current state of the resource */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectContactClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+                /** @description UUID */
+                claimId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Reject an account claim */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccountClaim"];
                     };
                 };
             };

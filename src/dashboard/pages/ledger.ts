@@ -12,7 +12,7 @@ import type { View } from './view.js';
 export const LEDGER_ENTRIES = 50;
 
 /** The buyer page's forms, each folded under its name; the one whose input was refused opens. */
-export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit' | 'merge';
+export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit';
 
 export interface LedgerData {
   contact: ContactRow;
@@ -135,18 +135,13 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
 <label for="edit-phone">${t('field.phone')}</label><input id="edit-phone" name="phone" type="tel" maxlength="40" value="${val('phone', contact.phone ? `+${contact.phone}` : '')}">
 <label for="edit-language">${t('field.buyer_language')}</label><select id="edit-language" name="language">
 <option value=""${language === '' ? html` selected` : ''}>${t('language.business')}</option>
-<option value="en"${language === 'en' ? html` selected` : ''}>English</option>
-<option value="hi"${language === 'hi' ? html` selected` : ''} lang="hi">हिन्दी</option></select>
+<option value="en"${language === 'en' ? html` selected` : ''}>${t('language.en')}</option>
+<option value="hi"${language === 'hi' ? html` selected` : ''}>${t('language.hi')}</option></select>
 <div class="actions"><button type="submit">${t('ledger.edit')}</button></div></form>
 <form method="post" action="${base}/reminders">${csrfField(v.csrfToken)}
 <input type="hidden" name="reminders_paused" value="${contact.reminders_paused ? 'false' : 'true'}">
 <p class="muted">${contact.reminders_paused ? t('contact.paused') : t('contact.not_paused')}</p>
 <div class="actions"><button type="submit" class="secondary">${contact.reminders_paused ? t('contact.resume') : t('contact.pause')}</button></div></form>`;
-
-  const merge = html`<form method="get" action="${base}/merge">
-<p class="muted">${t('merge.help', { name: contact.name })}</p>
-<label for="merge-q">${t('merge.other')}</label><input id="merge-q" name="q" type="search" minlength="2" maxlength="120" required value="${val('q')}">
-<div class="actions"><button type="submit" class="secondary">${t('merge.find')}</button></div></form>`;
 
   const body = html`<h1>${contact.name}</h1>
 <section class="card" aria-labelledby="balance-h"><h2 id="balance-h" class="balance${balance > 0 ? ' owed' : ''}">${balanceText(v, balance)}</h2>
@@ -181,7 +176,6 @@ ${fold(d, 'edit', t('ledger.edit'), edit)}
     d.replies.length === 0
       ? html`<p class="muted">${t('contact.no_replies')}</p>`
       : html`<ul class="list">${d.replies.map((r) => replyItem(v, r))}</ul>`
-  }</section>
-${fold(d, 'merge', t('merge.title'), merge)}`;
+  }</section>`;
   return layout(v.chrome(contact.name, 'contacts', flash), body);
 }

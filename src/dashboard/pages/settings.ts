@@ -18,8 +18,8 @@ export function renderSettings(v: View, values: SettingsValues, flash?: PageChro
 <form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
 <label for="name">${t('settings.business_name')}</label><input id="name" name="name" required minlength="2" maxlength="120" value="${values.name}">
 <label for="language">${t('settings.language')}</label><select id="language" name="language">
-<option value="en"${values.language.startsWith('hi') ? '' : html` selected`}>English</option>
-<option value="hi" lang="hi"${values.language.startsWith('hi') ? html` selected` : ''}>हिन्दी</option></select>
+<option value="en"${values.language.startsWith('hi') ? '' : html` selected`}>${t('language.en')}</option>
+<option value="hi"${values.language.startsWith('hi') ? html` selected` : ''}>${t('language.hi')}</option></select>
 <label for="upi_id">${t('settings.upi_id')}</label><input id="upi_id" name="upi_id" maxlength="320" placeholder="shop@okbank" value="${values.upi_id}" aria-describedby="upi-help">
 <p id="upi-help" class="muted">${t('settings.upi_help')}</p>
 <label for="reminder_steps">${t('settings.reminder_steps')}</label><input id="reminder_steps" name="reminder_steps" maxlength="60" inputmode="numeric" placeholder="-3,0,7,30" value="${values.reminder_steps}" aria-describedby="steps-help">

@@ -30,8 +30,10 @@ import * as webhookDisabledNotice from './2026-11-27T03-20_webhook-disabled-noti
 import * as chatMessages from './2026-11-27T05-00_chat-messages.js';
 import * as paymentReferences from './2026-11-27T08-00_payment-references.js';
 import * as bankCredits from './2026-11-27T08-10_bank-credits.js';
+import * as accountClaims from './2026-11-28T02-00_account-claims.js';
 import * as keptCredit from './2026-11-28T03-00_kept-credit.js';
 import * as bankCreditReceipt from './2026-11-28T04-00_bank-credit-receipt.js';
+import * as openBalanceByDueDate from './2026-11-28T04-10_open-balance-by-due-date.js';
 import * as users from './2026-11-28T07-00_users.js';
 
 /**
@@ -71,7 +73,9 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T08-00_payment-references': paymentReferences,
   '2026-11-27T02-10_contact-oldest-due': contactOldestDue,
   '2026-11-27T08-10_bank-credits': bankCredits,
+  '2026-11-28T02-00_account-claims': accountClaims,
   '2026-11-28T03-00_kept-credit': keptCredit,
   '2026-11-28T04-00_bank-credit-receipt': bankCreditReceipt,
+  '2026-11-28T04-10_open-balance-by-due-date': openBalanceByDueDate,
   '2026-11-28T07-00_users': users,
 };

@@ -49,6 +49,7 @@ form.inline{display:inline}
 .aging svg{width:100%;height:auto;display:block}
 .choices{list-style:none;margin:.25rem 0;padding:0}.choices li{display:block;margin:.5rem 0;padding:0;border:0}.choices .muted{display:block;margin-top:.125rem}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
+code{overflow-wrap:anywhere}
 .big{font-size:2rem;font-weight:700;margin:0 0 .5rem}.balance{font-size:1.5rem}.owed{color:#991b1b}
 .debit{color:#991b1b;font-weight:600}.credit{color:#065f46;font-weight:600}
 details.fold{padding:0}details.fold>summary{padding:1rem;min-height:44px;cursor:pointer;font-weight:600;color:#1d4ed8}details.fold>:not(summary){padding:0 1rem 1rem}

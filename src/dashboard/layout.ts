@@ -74,14 +74,21 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers';
+export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers' | 'users';
 
 export interface PageChrome {
   t: Translate;
   language: string;
   title: string;
   /** absent on the sign-in pages */
-  nav?: { businessName: string; userName: string; current: Section; csrfToken: string };
+  nav?: {
+    businessName: string;
+    userName: string;
+    current: Section;
+    csrfToken: string;
+    /** the sections the signed-in user's role may open */
+    sections: readonly Section[];
+  };
   flash?: { kind: 'notice' | 'error'; text: string } | undefined;
 }
 
@@ -93,6 +100,7 @@ const SECTIONS: Array<[Section, string, Parameters<Translate>[0]]> = [
   ['import', '/dashboard/import', 'nav.import'],
   ['settings', '/dashboard/settings', 'nav.settings'],
   ['developers', '/dashboard/developers', 'nav.developers'],
+  ['users', '/dashboard/users', 'nav.users'],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */
@@ -106,7 +114,7 @@ export function layout(chrome: PageChrome, body: Markup): string {
     ? html`<header>
 <div class="bar"><span class="brand">${nav.businessName}</span>${nav.userName ? html`<span>${nav.userName}</span>` : ''}
 <form method="post" action="/dashboard/logout">${csrfField(nav.csrfToken)}<button class="link" type="submit">${t('nav.sign_out')}</button></form></div>
-<nav aria-label="${t('app.title')}">${SECTIONS.map(
+<nav aria-label="${t('app.title')}">${SECTIONS.filter(([section]) => nav.sections.includes(section)).map(
         ([section, href, key]) =>
           html`<a href="${href}"${section === nav.current ? trusted(' aria-current="page"') : ''}>${t(key)}</a>`,
       )}</nav>

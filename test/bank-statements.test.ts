@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contactOf, eventsOf, newDue } from './helpers/dues.js';
-import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 
 // 2026-11-21 12:00 in Kolkata.
 const NOW = '2026-11-21T06:30:00.000Z';
@@ -39,6 +40,7 @@ async function credits(biz: TestBusiness, query = '') {
     receipt_id: string | null;
     suggestions: { transaction_id: string | null; contact_id: string | null; reason: string }[];
     narration: string;
+    reference: string | null;
     amount_paise: number;
   }[];
 }
@@ -116,6 +118,8 @@ describe('POST /v1/bank-statements', () => {
     ['icici.csv', 'INV-3001', 12_345_650],
     ['axis.csv', 'INV-4001', 450_000],
     ['kotak.csv', 'INV-5001', 275_000],
+    // ISO dates, a UTR column, Dr/Cr columns, western and Indian grouping in one file.
+    ['yes.csv', 'INV-6001', 6_125_075],
   ])('reads %s and pays the due its narration names', async (file, invoice, paise) => {
     const biz = await h.newBusiness();
     const d = await newDue(biz, { contact_name: 'Fixture Buyer', amount_paise: paise, invoice_number: invoice });
@@ -359,3 +363,154 @@ describe('reversing a receipt that a bank credit recorded', () => {
     expect(await credits(biz, '?status=unmatched')).toHaveLength(1);
   });
 });
+
+describe('part 19 in detail', () => {
+  it('reads overlapping statements: the lines seen before are skipped, the new ones recorded', async () => {
+    const biz = await h.newBusiness();
+    const first = await upload(
+      biz,
+      statement([
+        ['NEFT-ONE PAYER', '1.00', 'O1'],
+        ['NEFT-TWO PAYER', '2.00', 'O2'],
+      ]),
+    );
+    expect(first.body.data).toMatchObject({ credits: 2, duplicates: 0 });
+    const overlap = await upload(
+      biz,
+      statement([
+        ['NEFT-TWO PAYER', '2.00', 'O2'],
+        ['NEFT-THREE PAYER', '3.00', 'O3'],
+      ]),
+    );
+    expect(overlap.body.data).toMatchObject({ lines: 2, credits: 1, duplicates: 1 });
+    expect((await credits(biz)).map((c) => c.amount_paise).sort()).toEqual([100, 200, 300]);
+  });
+
+  it('applies the rules in order: a claim before a payment reference before an invoice number', async () => {
+    const biz = await h.newBusiness();
+    const claimed = await newDue(biz, { contact_name: 'Claim Buyer', amount_paise: 50_000, invoice_number: 'ORD-1' });
+    const referenced = await newDue(biz, { contact_name: 'Ref Buyer', amount_paise: 50_000, invoice_number: 'ORD-2' });
+    const invoiced = await newDue(biz, { contact_name: 'Inv Buyer', amount_paise: 50_000, invoice_number: 'ORD-3' });
+    const { payment_reference: ref } = await due(biz, referenced.id);
+    const claim = await h.request('POST', `${new URL(claimed.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630599990003' }).toString(),
+      headers: FORM,
+    });
+    expect(claim.status).toBe(303);
+    const res = await upload(
+      biz,
+      statement([
+        // Names the claim, a payment reference and an invoice number: the claim wins.
+        [`UPI/630599990003/${ref}/ORD-3`, '100.00', 'P1'],
+        // A payment reference and an invoice number: the reference wins.
+        [`UPI/630599990004/${ref}/ORD-3`, '100.00', 'P2'],
+        // More than the invoice's balance: not matched by its number.
+        ['NEFT-SOMEONE-ORD-3', '600.00', 'P3'],
+        ['NEFT-SOMEONE ELSE-ORD-3', '100.00', 'P4'],
+      ]),
+    );
+    expect(res.body.data).toMatchObject({ credits: 4, matched: 3 });
+    const list = await credits(biz);
+    const of = (reference: string) => list.find((c) => c.reference === reference);
+    expect(of('P1')).toMatchObject({ matched_by: 'claim', transaction_id: claimed.id });
+    expect(of('P2')).toMatchObject({ matched_by: 'reference', transaction_id: referenced.id });
+    expect(of('P3')).toMatchObject({ status: 'unmatched', receipt_id: null });
+    expect(of('P4')).toMatchObject({ matched_by: 'invoice_number', transaction_id: invoiced.id });
+  });
+
+  it("records the narration's UTR on the receipt when the line has no reference", async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { amount_paise: 10_000, invoice_number: 'UTR-TEST-1' });
+    const res = await upload(biz, statement([['NEFT*HDFC0000123*N307261234567890*UTR-TEST-1', '100.00']]));
+    expect(res.body.data).toMatchObject({ matched: 1 });
+    const [c] = await credits(biz);
+    expect(await receipt(biz, c?.receipt_id as string)).toMatchObject({
+      utr: 'N307261234567890',
+      payment_method: 'bank_transfer',
+      source: 'bank',
+    });
+    expect(await due(biz, d.id)).toMatchObject({ status: 'paid' });
+  });
+
+  it('records one receipt when a credit names a claim that the business confirms by hand at the same moment', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { amount_paise: 50_000 });
+    const claimed = await h.request('POST', `${new URL(d.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630599990009' }).toString(),
+      headers: FORM,
+    });
+    expect(claimed.status).toBe(303);
+    const [claim] = (await biz.get(`/v1/transactions/${d.id}/claims`)).body.data;
+    const [byBank, byHand] = await Promise.all([
+      upload(biz, statement([['UPI/CR/630599990009/BUYER', '500.00', 'Z9']])),
+      biz.post(`/v1/transactions/${d.id}/claims/${claim.id}/confirm`),
+    ]);
+    expect(byBank.status, byBank.text).toBe(201);
+    expect([200, 409]).toContain(byHand.status);
+    const receipts = (await biz.get(`/v1/contacts/${d.contact_id}/payments`)).body.data;
+    expect(receipts).toHaveLength(1);
+    expect(await due(biz, d.id)).toMatchObject({ status: 'paid', amount_paid_paise: 50_000 });
+    // Whoever confirmed it, the bank credit says what happened: matched by the claim, or waiting.
+    const [c] = await credits(biz);
+    if (byHand.status === 409) expect(c).toMatchObject({ matched_by: 'claim', receipt_id: receipts[0].id });
+    else expect(c?.receipt_id).toBeNull();
+  });
+
+  it('leaves the whole statement or none of it when the store fails mid-upload', async () => {
+    const biz = await h.newBusiness();
+    const first = await newDue(biz, { contact_name: 'Crash One', amount_paise: 10_000, invoice_number: 'CR-1' });
+    const second = await newDue(biz, { contact_name: 'Crash Two', amount_paise: 20_000, invoice_number: 'CR-2' });
+    const csv = statement([
+      ['NEFT-CRASH ONE-CR-1', '100.00', 'K1'],
+      ['NEFT-NOBODY', '3.00', 'K2'],
+      // The third credit's payment is where the store fails: after the first was written.
+      ['NEFT-CRASH TWO-CR-2', '123.45', 'K3'],
+    ]);
+    const events = (await eventsOf(h, biz.business.id)).length;
+    await failPaymentsOf(12_345);
+    try {
+      const failed = await h.uncheckedResponses(() => upload(biz, csv));
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await failPaymentsOf(null);
+    }
+    expect(await credits(biz)).toEqual([]);
+    expect(await due(biz, first.id)).toMatchObject({ status: 'pending', amount_paid_paise: 0 });
+    expect((await biz.get(`/v1/contacts/${first.contact_id}/payments`)).body.data).toEqual([]);
+    expect((await eventsOf(h, biz.business.id)).length).toBe(events);
+    const statements = await h.store.db
+      .selectFrom('bank_statements')
+      .select('id')
+      .where('business_id', '=', biz.business.id)
+      .execute();
+    expect(statements).toEqual([]);
+    // Uploaded again once the store is well: all of it, as if the first attempt never happened.
+    const again = await upload(biz, csv);
+    expect(again.body.data).toMatchObject({ credits: 3, duplicates: 0, matched: 2 });
+    expect(await due(biz, first.id)).toMatchObject({ status: 'paid' });
+    expect(await due(biz, second.id)).toMatchObject({ amount_paid_paise: 12_345 });
+  });
+});
+
+/**
+ * A fault in the store: every insert of a payment of `paise` fails (a trigger), as a full disk or
+ * a lost connection fails a statement in the middle of a transaction. null removes it.
+ */
+async function failPaymentsOf(paise: number | null) {
+  const db = h.store.db;
+  if (STORE === 'sqlite') {
+    await sql`drop trigger if exists bank_test_fault`.execute(db);
+    if (paise !== null) {
+      await sql`create trigger bank_test_fault before insert on payments when new.amount_paise = ${sql.lit(paise)}
+        begin select raise(abort, 'disk I/O error (test fault)'); end`.execute(db);
+    }
+    return;
+  }
+  await sql`drop trigger if exists bank_test_fault on payments`.execute(db);
+  if (paise !== null) {
+    await sql`create or replace function bank_test_fault() returns trigger language plpgsql as $$
+      begin raise exception 'connection lost (test fault)'; end $$`.execute(db);
+    await sql`create trigger bank_test_fault before insert on payments for each row
+      when (new.amount_paise = ${sql.lit(paise)}) execute function bank_test_fault()`.execute(db);
+  }
+}

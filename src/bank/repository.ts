@@ -110,7 +110,8 @@ export function pendingClaimsByReference(db: Executor, businessId: string, refer
       .selectFrom('payment_claims')
       .select(['id', 'transaction_id', 'contact_id', 'reference', 'created_at'])
       .where('business_id', '=', businessId)
-      .where('status', '=', 'pending')
+      // A literal, not a parameter: SQLite uses a partial index only for its own condition as written.
+      .where('status', '=', sql.lit('pending'))
       .where('reference', 'in', slice)
       .orderBy('created_at')
       .execute(),
@@ -197,7 +198,7 @@ export function openDuesWithBalance(db: Executor, businessId: string, paise: num
     .select(['id', 'contact_id'])
     .where('business_id', '=', businessId)
     .where(sql`(amount_paise - amount_paid_paise - amount_adjusted_paise)`, '=', paise)
-    .where('open', '=', 1)
+    .where('open', '=', sql.lit(1))
     .orderBy('due_date')
     .limit(limit)
     .execute();

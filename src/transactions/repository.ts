@@ -611,10 +611,13 @@ export function lockOpenDuesOfContact(
   limit: number,
   after?: Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>,
 ): Promise<TransactionView[]> {
+  // The business is checked on the contact (a due is its contact's business's): offered the dues'
+  // business_id and a bound `open`, SQLite walked the business's open dues (transactions_business_open_due)
+  // looking for the contact's, instead of the contact's own partial index (open = 1, as written).
   return withContact(db)
-    .where('transactions.business_id', '=', businessId)
+    .where('contacts.business_id', '=', businessId)
     .where('transactions.contact_id', '=', contactId)
-    .where('transactions.open', '=', 1)
+    .where('transactions.open', '=', sql.lit(1))
     .$if(after !== undefined, (q) => {
       const a = after as Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>;
       return q.where((eb) =>

@@ -33,6 +33,7 @@ import * as bankCredits from './2026-11-27T08-10_bank-credits.js';
 import * as accountClaims from './2026-11-28T02-00_account-claims.js';
 import * as keptCredit from './2026-11-28T03-00_kept-credit.js';
 import * as bankCreditReceipt from './2026-11-28T04-00_bank-credit-receipt.js';
+import * as openBalanceByDueDate from './2026-11-28T04-10_open-balance-by-due-date.js';
 import * as users from './2026-11-28T07-00_users.js';
 
 /**
@@ -75,5 +76,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T02-00_account-claims': accountClaims,
   '2026-11-28T03-00_kept-credit': keptCredit,
   '2026-11-28T04-00_bank-credit-receipt': bankCreditReceipt,
+  '2026-11-28T04-10_open-balance-by-due-date': openBalanceByDueDate,
   '2026-11-28T07-00_users': users,
 };

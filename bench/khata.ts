@@ -45,7 +45,8 @@ const { dataDir, data } = await seedScale({ dues, databaseUrl, fresh: store === 
 
 const { server, base: api } = await startApi(dataDir, databaseUrl);
 
-const agent = new Agent({ connections: 4 });
+// No bound on one answer: writing the long account (one import, one receipt of its whole history) takes minutes on a loaded machine.
+const agent = new Agent({ connections: 4, headersTimeout: 0, bodyTimeout: 0 });
 async function call(base: string, method: 'GET' | 'POST', p: string, body?: unknown, key = data.apiKey) {
   const t = performance.now();
   const res = await request(`${base}${p}`, {

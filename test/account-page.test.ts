@@ -139,7 +139,7 @@ describe('GET /a/:token', () => {
     const byBusiness = await account(hindi, [[1000, '2026-12-01']]);
     let res = await page(byBusiness.path);
     expect(res.text).toContain('<html lang="hi">');
-    expect(visibleText(res)).toContain('कुल बाकी ₹10.00');
+    expect(visibleText(res)).toContain('कुल बकाया ₹10.00');
     expect(visibleText(res)).toContain('1 दिसंबर 2026 तक देना है');
     expect(visibleText(res)).not.toMatch(/Total|Bills|Due|paid/);
 

@@ -132,7 +132,7 @@ async function signInByCode(context: BrowserContext, phone: string): Promise<Pag
   const page = await context.newPage();
   await page.goto(`${base}/dashboard`);
   expect(page.url()).toBe(`${base}/dashboard/login`);
-  await page.getByLabel('Business phone number').fill(phone);
+  await page.getByLabel('Your phone number').fill(phone);
   await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Send code' }).click()]);
   await page.getByLabel('6-digit code').fill(lastCode(h, phone));
   await Promise.all([page.waitForURL(`${base}/dashboard`), page.getByRole('button', { name: 'Sign in' }).click()]);

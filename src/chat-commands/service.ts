@@ -2,7 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import { ChannelError } from '../channels/channel.js';
 import { accountUrl } from '../contacts/presenter.js';
 import type { ContactRow } from '../contacts/repository.js';
-import type { Db } from '../db/schema.js';
+import type { Db, Role } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import type { IdempotencyKey, IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../lib/clock.js';
@@ -12,6 +12,7 @@ import type { ReminderService } from '../reminders/service.js';
 import type { SummaryService } from '../summary/service.js';
 import { payPageUrl } from '../transactions/presenter.js';
 import type { TransactionService } from '../transactions/service.js';
+import { type Action, isScoped, may } from '../users/permissions.js';
 import { type ChatCommand, parseChatCommand } from './parser.js';
 import { applyChatPayment } from './payment.js';
 import { candidatesText, helpText, holdText, Replies } from './replies.js';
@@ -25,6 +26,23 @@ export interface OwnerMessage {
   id: string;
   text: string;
 }
+
+/** Who sent the command: the owner or a staff user, acting within their role. */
+export interface ChatUser {
+  id: string;
+  role: Role;
+}
+
+/** What each command takes (users/permissions.ts); `help` takes nothing. */
+export const CHAT_ACTIONS: Record<ChatCommand['kind'], Action | null> = {
+  add: 'dues.create',
+  paid: 'payments.record',
+  dues: 'summary.read',
+  overdue: 'summary.read',
+  remind: 'reminders.send',
+  statement: 'contacts.read',
+  help: null,
+};
 
 /**
  * The business owner's chat commands (PRODUCT part 15). Each command is the call the API makes
@@ -51,11 +69,19 @@ export class ChatCommandService {
   ) {}
 
   /** Acts on one message from the business's registered phone and returns the reply. */
-  async handle(business: BusinessRow, message: OwnerMessage): Promise<string> {
+  async handle(
+    business: BusinessRow,
+    message: OwnerMessage,
+    user: ChatUser = { id: business.id, role: 'owner' },
+  ): Promise<string> {
     const command = parseChatCommand(message.text, localDate(business.timezone, this.deps.clock.now()));
     const key: IdempotencyKey = { operation: 'chat-commands', key: message.id, requestHash: sha256Hex(message.text) };
+    const action = CHAT_ACTIONS[command.kind];
+    if (action !== null && !may(user.role, action)) {
+      return `Your role (${user.role}) does not allow this. Nothing was changed.`;
+    }
     try {
-      return await this.run(business, command, key);
+      return await this.run(business, command, key, user);
     } catch (error) {
       if (error instanceof AppError && error.code !== 'unavailable')
         return `Sorry: ${error.message}. Nothing was changed.`;
@@ -63,31 +89,40 @@ export class ChatCommandService {
     }
   }
 
-  private run(business: BusinessRow, command: ChatCommand, key: IdempotencyKey): Promise<string> {
+  private run(business: BusinessRow, command: ChatCommand, key: IdempotencyKey, user: ChatUser): Promise<string> {
     switch (command.kind) {
       case 'add':
-        return this.add(business, command, key);
+        return this.add(business, command, key, user);
       case 'paid':
-        return this.paid(business, command, key);
+        return this.paid(business, command, key, user);
       case 'dues':
       case 'overdue':
         return this.balances(business, command.kind);
       case 'remind':
-        return this.remind(business, command);
+        return this.remind(business, command, user);
       case 'statement':
-        return this.statement(business, command);
+        return this.statement(business, command, user);
       case 'help':
         return Promise.resolve(helpText(command.problem));
     }
   }
 
-  /** The contact a name means, or the reply that asks back (several) or says so (none). */
+  /**
+   * The contact a name means, or the reply that asks back (several) or says so (none). A collector
+   * finds only the buyers assigned to them: another buyer is "not one of yours", never named.
+   */
   private async contact(
     business: BusinessRow,
     name: string,
     retry: string,
+    user: ChatUser,
   ): Promise<{ contact: ContactRow } | { reply: string }> {
-    const { exact, similar } = await contactsNamed(this.deps.db, business.id, name);
+    const found = await contactsNamed(this.deps.db, business.id, name);
+    const mine = (c: ContactRow | null | undefined): c is ContactRow =>
+      c != null && (!isScoped(user.role) || c.assigned_to === user.id);
+    const exact = mine(found.exact) ? found.exact : undefined;
+    const similar = found.similar.filter(mine);
+    if (!exact && found.exact) return { reply: `"${name}" is not one of your buyers. Nothing was changed.` };
     if (exact) return { contact: exact };
     if (similar.length === 1) return { contact: similar[0] as ContactRow };
     if (similar.length === 0) return { reply: `No contact is named "${name}". Nothing was changed.` };
@@ -98,10 +133,16 @@ export class ChatCommandService {
     business: BusinessRow,
     c: Extract<ChatCommand, { kind: 'add' }>,
     key: IdempotencyKey,
+    user: ChatUser,
   ): Promise<string> {
     const r = new Replies(business);
     let name = c.name;
-    if (!c.exactName) {
+    if (isScoped(user.role)) {
+      // A collector adds dues to their own buyers only, never a new contact.
+      const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
+      if ('reply' in found) return found.reply;
+      name = found.contact.name;
+    } else if (!c.exactName) {
       // As on create the name is taken exactly; a name that is not anyone's but resembles some
       // contacts' is asked back rather than guessed into a new contact or an existing one.
       const { exact, similar } = await contactsNamed(this.deps.db, business.id, c.name);
@@ -141,9 +182,10 @@ export class ChatCommandService {
     business: BusinessRow,
     c: Extract<ChatCommand, { kind: 'paid' }>,
     key: IdempotencyKey,
+    user: ChatUser,
   ): Promise<string> {
     const r = new Replies(business);
-    const found = await this.contact(business, c.name, 'Send it again with the full name.');
+    const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
     if ('reply' in found) return found.reply;
     const { contact } = found;
     // The dues are read, paid and the reply stored in one transaction: all of the amount is
@@ -202,9 +244,13 @@ export class ChatCommandService {
   }
 
   /** `statement <name>`: the contact's balance (or credit) and the buyer's account page to share. */
-  private async statement(business: BusinessRow, c: Extract<ChatCommand, { kind: 'statement' }>): Promise<string> {
+  private async statement(
+    business: BusinessRow,
+    c: Extract<ChatCommand, { kind: 'statement' }>,
+    user: ChatUser,
+  ): Promise<string> {
     const r = new Replies(business);
-    const found = await this.contact(business, c.name, 'Send it again with the full name.');
+    const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
     if ('reply' in found) return found.reply;
     const { contact } = found;
     const balance = Number(contact.balance_paise);
@@ -218,9 +264,13 @@ export class ChatCommandService {
     return link === null ? standing : `${standing}\nAccount: ${link}`;
   }
 
-  private async remind(business: BusinessRow, c: Extract<ChatCommand, { kind: 'remind' }>): Promise<string> {
+  private async remind(
+    business: BusinessRow,
+    c: Extract<ChatCommand, { kind: 'remind' }>,
+    user: ChatUser,
+  ): Promise<string> {
     const r = new Replies(business);
-    const found = await this.contact(business, c.name, 'Send it again with the full name.');
+    const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
     if ('reply' in found) return found.reply;
     const { contact } = found;
     const [due] = await openDuesOldestFirst(this.deps.db, business.id, contact.id);

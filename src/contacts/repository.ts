@@ -93,6 +93,8 @@ export interface ContactFilter {
   fuzzyName?: FuzzyWord[] | undefined;
   /** only contacts whose kept balance is above 0 */
   hasBalance?: boolean | undefined;
+  /** only the buyers assigned to this user (a collector's list) */
+  assignedTo?: string | undefined;
 }
 
 export const CONTACT_SORTS = ['created_desc', 'balance_desc', 'name', 'oldest_due'] as const;
@@ -188,6 +190,7 @@ function filtered(db: Executor, businessId: string, filter: ContactFilter) {
     q = q.where(sql<boolean>`name_key like ${`%${escapeLike(filter.search)}%`} escape '\\'`);
   }
   if (filter.hasBalance === true) q = q.where('contacts.balance_paise', '>', 0);
+  if (filter.assignedTo !== undefined) q = q.where('contacts.assigned_to', '=', filter.assignedTo);
   if (filter.since !== undefined) q = q.where('updated_at', '>=', filter.since);
   if (filter.phoneRevPrefix !== undefined) {
     q = q.where('phone_rev', '>=', filter.phoneRevPrefix);

@@ -298,14 +298,24 @@ export class ContactService {
    * `more.fuzzySearch` is the earlier shape's search (contacts/fuzzy.ts): one typo per word
    * tolerated; a search without any word is ignored.
    */
-  async list(business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string } = {}) {
+  async list(
+    business: BusinessRow,
+    query: ListContactsInput,
+    more: { fuzzySearch?: string; assignedTo?: string } = {},
+  ) {
     const reads = this.deps.reads;
     if (!reads) return this.listOn(this.deps.db, business, query, more);
     return reads.gate.run(business.id, () => this.listOn(reads.db, business, query, more));
   }
 
-  private async listOn(db: Executor, business: BusinessRow, query: ListContactsInput, more: { fuzzySearch?: string }) {
+  private async listOn(
+    db: Executor,
+    business: BusinessRow,
+    query: ListContactsInput,
+    more: { fuzzySearch?: string; assignedTo?: string },
+  ) {
     const filter: repo.ContactFilter = {};
+    if (more.assignedTo !== undefined) filter.assignedTo = more.assignedTo;
     const fuzzy = more.fuzzySearch === undefined ? null : fuzzyQuery(more.fuzzySearch);
     if (fuzzy !== null) filter.fuzzyName = await rarestFirst(db, business.id, fuzzy);
     if (query.search !== undefined) {
@@ -327,7 +337,8 @@ export class ContactService {
       filter.search === undefined &&
       filter.phoneRevPrefix === undefined &&
       filter.fuzzyName === undefined &&
-      filter.since === undefined;
+      filter.since === undefined &&
+      filter.assignedTo === undefined;
     // A cursor page reads one row more than it shows: whether that row exists is hasMore. One
     // statement after the other: a business's list holds one read thread at a time (gate).
     if (query.has_balance === 'true') filter.hasBalance = true;

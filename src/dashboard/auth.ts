@@ -8,7 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import { isUuid, randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
 import type { RateLimitStore } from '../rate-limit/port.js';
-import { findUser, usersByPhone } from '../users/repository.js';
+import { findUser, membershipsByPhone } from '../users/repository.js';
 import * as repo from './repository.js';
 
 /** PRODUCT part 14 (contract): codes live 10 minutes and take 5 tries; links 15 minutes, one use. */
@@ -81,11 +81,9 @@ export class DashboardAuth {
     }
     const now = this.deps.clock.now();
     const since = new Date(now.getTime() - HOUR_MS).toISOString();
-    const users = await usersByPhone(this.deps.db, phone);
-    let limited = users.length > 0;
-    for (const user of users) {
-      const business = await findBusiness(this.deps.db, user.business_id);
-      if (!business) continue;
+    const memberships = await membershipsByPhone(this.deps.db, phone);
+    let limited = memberships.length > 0;
+    for (const { user_id, user_role: _, ...business } of memberships) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       // Counted and written under the business's row lock (one writer on SQLite): concurrent
       // requests cannot all see the same count and each add a code past the limit.
@@ -97,7 +95,7 @@ export class DashboardAuth {
           business_id: business.id,
           kind: 'code',
           phone,
-          user_id: user.id,
+          user_id,
           secret_hash: codeHash(phone, code),
           created_at: now.toISOString(),
           expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),

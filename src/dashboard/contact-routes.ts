@@ -7,6 +7,7 @@ import { html } from '../paypage/html.js';
 import { RecordReceiptBody, type RecordReceiptInput, ReverseBody } from '../receipts/schema.js';
 import { statementCsv } from '../statements/statement.js';
 import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
+import { isScoped } from '../users/permissions.js';
 import { checkId, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { formError } from './errors.js';
 import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
@@ -86,12 +87,12 @@ export async function contactRoutes(app: App) {
     const sort: ContactSortChoice = (CONTACT_SORTS as readonly string[]).includes(request.query.sort ?? '')
       ? (request.query.sort as ContactSortChoice)
       : 'balance_desc';
-    const found = await contacts.list(v.business, {
-      ...(q.length >= 2 && { search: q }),
-      sort,
-      limit: PAGE_SIZE,
-      offset: (page - 1) * PAGE_SIZE,
-    });
+    const found = await contacts.list(
+      v.business,
+      { ...(q.length >= 2 && { search: q }), sort, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE },
+      // A collector's list is the buyers assigned to them.
+      isScoped(v.user.role) ? { assignedTo: v.user.id } : {},
+    );
     const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
     return sendPage(
       reply,

@@ -56,6 +56,8 @@ const OUTCOMES: Record<string, MessageKey> = {
   redelivered: 'developers.redelivered',
   replayed: 'developers.replayed',
   enabled: 'developers.enabled',
+  user_added: 'users.added',
+  user_removed: 'users.removed',
 };
 
 /** Every outcome a redirect may name (the language test shows each one). */

@@ -49,6 +49,7 @@ form.inline{display:inline}
 .aging svg{width:100%;height:auto;display:block}
 .choices{list-style:none;margin:.25rem 0;padding:0}.choices li{display:block;margin:.5rem 0;padding:0;border:0}.choices .muted{display:block;margin-top:.125rem}
 .key{font-family:ui-monospace,monospace;background:#f3f4f6;padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
+code{overflow-wrap:anywhere}
 .big{font-size:2rem;font-weight:700;margin:0 0 .5rem}.balance{font-size:1.5rem}.owed{color:#991b1b}
 .debit{color:#991b1b;font-weight:600}.credit{color:#065f46;font-weight:600}
 details.fold{padding:0}details.fold>summary{padding:1rem;min-height:44px;cursor:pointer;font-weight:600;color:#1d4ed8}details.fold>:not(summary){padding:0 1rem 1rem}
@@ -73,14 +74,21 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers';
+export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers' | 'users';
 
 export interface PageChrome {
   t: Translate;
   language: string;
   title: string;
   /** absent on the sign-in pages */
-  nav?: { businessName: string; userName: string; current: Section; csrfToken: string };
+  nav?: {
+    businessName: string;
+    userName: string;
+    current: Section;
+    csrfToken: string;
+    /** the sections the signed-in user's role may open */
+    sections: readonly Section[];
+  };
   flash?: { kind: 'notice' | 'error'; text: string } | undefined;
 }
 
@@ -92,6 +100,7 @@ const SECTIONS: Array<[Section, string, Parameters<Translate>[0]]> = [
   ['import', '/dashboard/import', 'nav.import'],
   ['settings', '/dashboard/settings', 'nav.settings'],
   ['developers', '/dashboard/developers', 'nav.developers'],
+  ['users', '/dashboard/users', 'nav.users'],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */
@@ -105,7 +114,7 @@ export function layout(chrome: PageChrome, body: Markup): string {
     ? html`<header>
 <div class="bar"><span class="brand">${nav.businessName}</span>${nav.userName ? html`<span>${nav.userName}</span>` : ''}
 <form method="post" action="/dashboard/logout">${csrfField(nav.csrfToken)}<button class="link" type="submit">${t('nav.sign_out')}</button></form></div>
-<nav aria-label="${t('app.title')}">${SECTIONS.map(
+<nav aria-label="${t('app.title')}">${SECTIONS.filter(([section]) => nav.sections.includes(section)).map(
         ([section, href, key]) =>
           html`<a href="${href}"${section === nav.current ? trusted(' aria-current="page"') : ''}>${t(key)}</a>`,
       )}</nav>

@@ -11,6 +11,7 @@ import { parseForm } from './forms.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, seeOther, sendPage } from './http.js';
 import { translator } from './i18n.js';
 import { loginTranslator, renderLogin, renderMessage } from './pages/login.js';
+import { checkRouteHasRule, roleVerdict, scopeVerdict } from './route-actions.js';
 import { signedInRoutes } from './signed-in.js';
 
 type Form = Record<string, string | undefined>;
@@ -156,12 +157,22 @@ export async function dashboardRoutes(app: App) {
   });
 
   await app.register(async (signedIn) => {
-    // Before the body is read: a request without a session is sent to sign in, its body (up to the
-    // import's size) never parsed. The CSRF token is in the body, so it is checked once parsed.
+    // Every route says what it takes (route-actions.ts): one without an entry stops the start.
+    signedIn.addHook('onRoute', checkRouteHasRule);
+    const forbidden = (request: FastifyRequest, reply: FastifyReply) => {
+      const l = lang(request);
+      return sendPage(reply, 403, renderMessage(l, l.t('error.title'), l.t('error.forbidden')));
+    };
+    // Before the body is read: a request without a session is sent to sign in, and one its role
+    // may not make is refused, their bodies (up to the import's size) never parsed. The CSRF token
+    // is in the body, so it is checked once parsed, before the buyer a collector acts on.
     signedIn.addHook('onRequest', async (request, reply) => {
       const session = await auth.session(request.cookies[SESSION_COOKIE]);
       if (!session) return seeOther(reply, '/dashboard/login');
       request.dashboardSession = session;
+      const verdict = roleVerdict(request, session);
+      if (verdict.kind === 'forbidden') return forbidden(request, reply);
+      if (verdict.kind === 'redirect') return seeOther(reply, verdict.location);
     });
     signedIn.addHook('preHandler', async (request, reply) => {
       const session = request.dashboardSession as DashboardSession;
@@ -169,6 +180,7 @@ export async function dashboardRoutes(app: App) {
         const l = lang(request);
         return sendPage(reply, 403, renderMessage(l, l.t('error.title'), l.t('error.csrf')));
       }
+      if ((await scopeVerdict(store.db, request, session)).kind === 'forbidden') return forbidden(request, reply);
     });
 
     signedIn.post('/logout', { schema: { hide: true } }, async (request, reply) => {

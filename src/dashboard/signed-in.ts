@@ -3,6 +3,7 @@ import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
+import { isScoped } from '../users/permissions.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
 import { bankPageRoutes } from './bank-routes.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
@@ -15,6 +16,7 @@ import { importRoutes } from './import-routes.js';
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
+import { usersRoutes } from './users-routes.js';
 
 type Query = Record<string, string | undefined>;
 
@@ -92,6 +94,7 @@ export async function signedInRoutes(app: App) {
 
   await app.register(importRoutes);
   await app.register(bankPageRoutes);
+  await app.register(usersRoutes);
 
   app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);

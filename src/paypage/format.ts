@@ -1,27 +1,9 @@
-import * as i18n from '../i18n/format.js';
 import { minorToDecimal } from '../i18n/format.js';
-
-export { minorToDecimal };
 
 /**
  * The UPI deep link of the pay page (pure, unit-tested in format.test.ts). Money and dates for
  * people are formatted by src/i18n/format.ts in the page's language.
  */
-
-/** @deprecated English only: use formatMoney(lang, ...) of src/i18n/format.ts. */
-export function formatMoney(minor: number, currency: string, _country = 'IN'): string {
-  return i18n.formatMoney('en', minor, currency);
-}
-
-/** @deprecated English only: use formatDate(lang, ...) of src/i18n/format.ts. */
-export function formatDate(date: string): string {
-  return i18n.formatDate('en', date);
-}
-
-/** @deprecated English only: use formatInstant(lang, ...) of src/i18n/format.ts. */
-export function formatInstant(iso: string, timeZone: string): string {
-  return i18n.formatInstant('en', iso, timeZone);
-}
 
 /**
  * Percent-encodes a UPI parameter. '@' stays literal: it is legal in a query (RFC 3986 pchar) and

@@ -9,6 +9,7 @@ import type { PriceTable } from '../messaging/prices.js';
 import { DELIVERY_RANK, markInbound } from '../messaging/repository.js';
 import { answersBuyerMessage, replyTarget } from '../messaging/routing.js';
 import { applyStatus } from '../messaging/statuses.js';
+import { membershipsByPhone } from '../users/repository.js';
 import { recordBuyerReply } from './promises.js';
 import * as repo from './repository.js';
 
@@ -127,20 +128,24 @@ export class ChatInboundService {
    */
   private async ownerCommand(message: InboundMessage): Promise<boolean> {
     const { db, channel, commands } = this.deps;
-    const owners = await findBusinessesByPhone(db, message.from);
+    // The owner's phone and every staff user's (PRODUCT part 23: a staff phone acts within its role).
+    const owners = await membershipsByPhone(db, message.from);
     if (owners.length === 0) return false;
     // An owner who is also another business's buyer answers that business's reminder: a reply.
     if (await answersBuyerMessage(db, message)) return false;
     if (await this.seen(message)) return true;
-    const [business] = owners;
-    const reply =
-      owners.length === 1 && business
-        ? await commands.handle(business, message)
-        : `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
+    const only = owners.length === 1 ? owners[0] : undefined;
+    let reply: string;
+    if (only) {
+      const { user_id, user_role, ...business } = only;
+      reply = await commands.handle(business, message, { id: user_id, role: user_role });
+    } else {
+      reply = `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
+    }
     if (!(await this.firstDelivery(db, message))) return true;
     await channel.send(
       { kind: 'text', to: message.from, text: reply },
-      { purpose: 'reply', businessId: owners.length === 1 ? (business?.id ?? null) : null },
+      { purpose: 'reply', businessId: only?.id ?? null },
     );
     return true;
   }

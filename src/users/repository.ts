@@ -27,9 +27,16 @@ export function findUser(db: Executor, businessId: string, id: string) {
     .executeTakeFirst();
 }
 
-/** Every business membership of a phone (sign-in, chat commands), with its business. */
-export function usersByPhone(db: Executor, phone: string) {
-  return db.selectFrom('users').selectAll().where('phone', '=', phone).orderBy('business_id').execute();
+/** Every business a phone is a user of (sign-in, chat commands): the business, and the user's id and role. */
+export function membershipsByPhone(db: Executor, phone: string) {
+  return db
+    .selectFrom('users')
+    .innerJoin('businesses', 'businesses.id', 'users.business_id')
+    .selectAll('businesses')
+    .select(['users.id as user_id', 'users.role as user_role'])
+    .where('users.phone', '=', phone)
+    .orderBy('users.business_id')
+    .execute();
 }
 
 /** A removed user leaves nothing that still acts: sessions, unused sign-in codes and links, assignments. */

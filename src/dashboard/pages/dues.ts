@@ -189,7 +189,7 @@ ${d.notes ? html`<dt>${t('due.notes')}</dt><dd>${d.notes}</dd>` : ''}
 <dt>${t('due.created')}</dt><dd>${v.instant(d.created_at)}</dd>
 ${d.paid_at ? html`<dt>${t('due.paid_at')}</dt><dd>${v.instant(d.paid_at)}</dd>` : ''}
 </dl>
-${open ? html`<div class="actions"><a class="button" href="/dashboard/dues/${d.id}/mark-paid">${t('due.mark_paid')}</a>${form('remind', t('due.remind'), 'secondary')}</div>` : ''}
+${open ? html`<div class="actions">${v.may('payments.record') ? html`<a class="button" href="/dashboard/dues/${d.id}/mark-paid">${t('due.mark_paid')}</a>` : ''}${v.may('reminders.send') ? form('remind', t('due.remind'), 'secondary') : ''}</div>` : ''}
 </section>
 ${
   open
@@ -202,7 +202,7 @@ ${
 }
 </div>
 ${
-  open
+  open && v.may('payments.record')
     ? html`<section class="card" aria-labelledby="pay-h"><h2 id="pay-h">${t('due.record_payment')}</h2>
 <form method="post" action="/dashboard/dues/${d.id}/payments">${csrfField(v.csrfToken)}<input type="hidden" name="once" value="${d.paymentOnce}">
 <label for="pay-amount">${t('field.amount')}</label><input id="pay-amount" name="amount" inputmode="decimal" required value="">
@@ -211,8 +211,11 @@ ${
       )}</select>
 <label for="utr">${t('field.utr')}</label><input id="utr" name="utr" maxlength="60">
 <div class="actions"><button type="submit">${t('due.record')}</button></div>
-</form></section>
-<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">${t('due.edit')}</h2>
+</form></section>`
+    : ''
+}${
+  open && v.may('dues.edit')
+    ? html`<section class="card" aria-labelledby="edit-h"><h2 id="edit-h">${t('due.edit')}</h2>
 <form method="post" action="/dashboard/dues/${d.id}/edit">${csrfField(v.csrfToken)}
 ${dueFields(
   v,
@@ -234,7 +237,7 @@ ${
     ? html`<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('due.claims')}</h2><ul class="list">${d.claims.map(
         (c) =>
           html`<li><span>${c.reference ?? t('due.no_reference')}<br><span class="muted">${v.instant(c.created_at)} · ${t(`claim.${c.status}` as 'claim.pending')}</span></span>${
-            c.status === 'pending' && open
+            c.status === 'pending' && open && v.may('claims.decide')
               ? html`<span class="actions">${claimForm(v, d.id, c.id, 'confirm', t('due.confirm_claim'))}${claimForm(v, d.id, c.id, 'reject', t('due.reject_claim'), 'secondary')}</span>`
               : ''
           }</li>`,
@@ -259,7 +262,7 @@ ${d.promiseDate ? html`<p class="notice">${t('due.promise', { date: v.date(d.pro
         )}</ul>`
   }</section>
 ${
-  d.paid === 0
+  d.paid === 0 && v.may('dues.delete')
     ? html`<section class="card"><a class="button danger" href="/dashboard/dues/${d.id}/delete">${t('due.delete')}</a></section>`
     : ''
 }`;

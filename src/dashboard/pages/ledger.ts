@@ -73,7 +73,7 @@ function entryItem(v: View, d: LedgerData, e: StatementEntry): Markup {
   const link = e.transaction_id ? html`<a href="/dashboard/dues/${e.transaction_id}">${entryText(v, e)}</a>` : '';
   const reversed = e.kind === 'payment' && e.detail.reversed;
   const reverse =
-    e.kind === 'payment' && e.receipt_id && !reversed
+    e.kind === 'payment' && e.receipt_id && !reversed && v.may('payments.reverse')
       ? html` · <a href="/dashboard/contacts/${d.contact.id}/payments/${e.receipt_id}/reverse">${t('ledger.reverse')}</a>`
       : '';
   return html`<li><span>${link || entryText(v, e)}${reversed ? html` <span class="status status-overdue">${t('ledger.reversed')}</span>` : ''}<br><span class="muted">${v.date(e.date)}${reverse}</span></span><span class="end">${entryAmount(v, e)}<br><span class="muted">${t('ledger.balance_after', { amount: v.money(e.balance_paise) })}</span></span></li>`;
@@ -153,12 +153,12 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
     .filter(Boolean)
     .join(' · ')}</p>
 </section>
-${fold(d, 'receive', t('ledger.receive'), receive)}
-${fold(d, 'due', t('ledger.new_due'), due)}
-${fold(d, 'remind', t('ledger.remind'), remind)}
+${v.may('payments.record') ? fold(d, 'receive', t('ledger.receive'), receive) : ''}
+${v.may('dues.create') ? fold(d, 'due', t('ledger.new_due'), due) : ''}
+${v.may('reminders.send') ? fold(d, 'remind', t('ledger.remind'), remind) : ''}
 ${fold(d, 'share', t('ledger.share'), share)}
 ${fold(d, 'statement', t('ledger.statement'), statement)}
-${fold(d, 'edit', t('ledger.edit'), edit)}
+${v.may('contacts.edit') ? fold(d, 'edit', t('ledger.edit'), edit) : ''}
 <section class="card" aria-labelledby="entries-h"><h2 id="entries-h">${t('ledger.entries')}</h2>
 <p class="muted">${t('ledger.period', { from: v.date(d.statement.from), to: v.date(d.statement.to) })}</p>${
     shown.length === 0

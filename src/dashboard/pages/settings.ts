@@ -15,7 +15,9 @@ export interface SettingsValues {
 export function renderSettings(v: View, values: SettingsValues, flash?: PageChrome['flash']): string {
   const { t, business } = v;
   const body = html`<h1>${t('settings.title')}</h1>
-<form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
+${
+  v.may('settings.edit')
+    ? html`<form class="card" method="post" action="/dashboard/settings">${csrfField(v.csrfToken)}
 <label for="name">${t('settings.business_name')}</label><input id="name" name="name" required minlength="2" maxlength="120" value="${values.name}">
 <label for="language">${t('settings.language')}</label><select id="language" name="language">
 <option value="en"${values.language.startsWith('hi') ? '' : html` selected`}>${t('language.en')}</option>
@@ -26,7 +28,9 @@ export function renderSettings(v: View, values: SettingsValues, flash?: PageChro
 <p id="steps-help" class="muted">${t('settings.reminder_steps_help')}</p>
 <label class="check"><input type="checkbox" name="reminders_paused" value="true"${business.reminders_paused ? html` checked` : ''}>${t('settings.pause_all')}</label>
 <div class="actions"><button type="submit">${t('settings.save')}</button></div>
-</form>
+</form>`
+    : ''
+}
 <section class="card" aria-labelledby="biz-h"><h2 id="biz-h">${t('settings.business')}</h2>
 <dl><dt>${t('contact.phone')}</dt><dd>${business.phone}</dd></dl>
 </section>`;
@@ -63,8 +67,11 @@ function disabledReason(v: View, reason: string): string {
 
 export function renderDevelopers(v: View, d: DevelopersData, flash?: PageChrome['flash']): string {
   const { t } = v;
+  // Only the owner manages keys and webhooks (users/permissions.ts): others see them without buttons.
   const post = (action: string, label: string, cls = 'secondary') =>
-    html`<form class="inline" method="post" action="${action}">${csrfField(v.csrfToken)}<button type="submit" class="${cls}">${label}</button></form>`;
+    v.may(action.startsWith('/dashboard/developers/keys') ? 'keys.manage' : 'webhooks.manage')
+      ? html`<form class="inline" method="post" action="${action}">${csrfField(v.csrfToken)}<button type="submit" class="${cls}">${label}</button></form>`
+      : '';
   const body = html`<h1>${t('developers.title')}</h1>
 <section class="card" aria-labelledby="keys-h"><h2 id="keys-h">${t('developers.keys')}</h2>
 ${d.newKey ? html`<p class="notice" role="status">${t('developers.new_key')}<code class="key">${d.newKey}</code></p>` : ''}
@@ -102,10 +109,14 @@ ${e.row.active === 1 ? '' : html`<p class="error" role="status">${t('developers.
         }</article>`,
       )
 }
-<form method="post" action="/dashboard/developers/webhooks">${csrfField(v.csrfToken)}
+${
+  v.may('webhooks.manage')
+    ? html`<form method="post" action="/dashboard/developers/webhooks">${csrfField(v.csrfToken)}
 <label for="url">${t('developers.url')}</label><input id="url" name="url" type="url" required maxlength="2048" placeholder="https://erp.example.com/hooks" value="${d.url ?? ''}">
 <div class="actions"><button type="submit">${t('developers.add_webhook')}</button></div>
-</form>
+</form>`
+    : ''
+}
 </section>
 <section class="card" aria-labelledby="events-h"><h2 id="events-h">${t('developers.events')}</h2>
 ${

@@ -2,9 +2,22 @@ import type { BusinessRow } from '../../businesses/repository.js';
 import { formatDate, formatInstant, formatMoney } from '../../i18n/format.js';
 import { type Language, languageOf } from '../../i18n/index.js';
 import { html, type Markup } from '../../paypage/html.js';
+import { type Action, may } from '../../users/permissions.js';
 import type { SessionUser } from '../auth.js';
 import { type Translate, translator } from '../i18n.js';
 import type { PageChrome, Section } from '../layout.js';
+
+/** What a role must be allowed to open each section of the navigation. */
+const SECTION_ACTIONS: ReadonlyArray<[Section, Action]> = [
+  ['home', 'summary.read'],
+  ['dues', 'summary.read'],
+  ['contacts', 'contacts.read'],
+  ['bank', 'bank.read'],
+  ['import', 'import'],
+  ['settings', 'settings.read'],
+  ['developers', 'developers.read'],
+  ['users', 'users.read'],
+];
 
 /** What every signed-in page is rendered with: the business's words, money and time zone. */
 export interface View {
@@ -15,6 +28,8 @@ export interface View {
   lang: Language;
   t: Translate;
   csrfToken: string;
+  /** whether the signed-in user's role may take this action (a form it may not use is not shown) */
+  may(action: Action): boolean;
   money(paise: number | string): string;
   date(isoDate: string): string;
   instant(iso: string): string;
@@ -30,6 +45,7 @@ export function viewFor(business: BusinessRow, csrfToken: string, user: SessionU
     lang,
     t,
     csrfToken,
+    may: (action) => may(user.role, action),
     money: (paise) => formatMoney(lang, Number(paise), business.currency),
     date: (isoDate) => formatDate(lang, isoDate),
     instant: (iso) => formatInstant(lang, iso, business.timezone),
@@ -38,7 +54,13 @@ export function viewFor(business: BusinessRow, csrfToken: string, user: SessionU
       language: business.language,
       title,
       // Staff see whose session it is; the owner's name is the business's own.
-      nav: { businessName: business.name, userName: user.role === 'owner' ? '' : user.name, current, csrfToken },
+      nav: {
+        businessName: business.name,
+        userName: user.role === 'owner' ? '' : user.name,
+        current,
+        csrfToken,
+        sections: SECTION_ACTIONS.filter(([, action]) => may(user.role, action)).map(([section]) => section),
+      },
       flash,
     }),
   };

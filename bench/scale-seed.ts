@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Insertable, sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { nameTerms } from '../src/contacts/fuzzy.js';
-import { rebuildScoreSums } from '../src/contacts/score-sums.js';
+import { rebuildScoreSums } from '../src/db/migrations/2026-11-25T02-00_contact-scores.js';
 import { insertRows, isPostgres } from '../src/db/precompiled.js';
 import type { Db, TransactionTable } from '../src/db/schema.js';
 import { migrate, openStore } from '../src/db/store.js';

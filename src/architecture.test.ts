@@ -116,3 +116,93 @@ describe('folder dependencies', () => {
     expect(graph.get('reminder-schedule')?.has('reminders')).toBe(false);
   });
 });
+
+/** Every source file of src/ (tests excluded), as a path relative to src/. */
+function sourceFiles(): string[] {
+  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.test-support.ts'))
+    .sort();
+}
+
+/** Every module a file names, at run time or for its types, statically or with import(). */
+function namedModules(file: string): string[] {
+  const text = readFileSync(path.join(SRC, file), 'utf8');
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+'([^']+)'/gm),
+    ...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
+  ].map((m) => m[1] as string);
+  return specs.map((spec) =>
+    spec.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(path.join(SRC, file)), spec)) : spec,
+  );
+}
+
+/** What only src/db may name: the drivers, the dialects' adapters, the adapters' folders and the migrations. */
+function storeOnly(module: string): boolean {
+  return (
+    ['pg', 'better-sqlite3', 'pg-cursor'].includes(module) || /^db\/(sqlite|postgres|migrations)(\/|\.js$)/.test(module)
+  );
+}
+
+const KYSELY_DIALECT = /\b(Postgres|Sqlite)(Adapter|Dialect|Driver|Introspector|QueryCompiler)\b/;
+const STORE_QUESTION = /isPostgres|storeKind|store\.kind/;
+
+describe('only src/db knows which store it runs on', () => {
+  const outside = sourceFiles().filter((f) => !f.startsWith(`db${path.sep}`));
+
+  it('nothing outside src/db imports a driver, a store adapter or a migration', () => {
+    const found = outside.flatMap((f) =>
+      namedModules(f)
+        .filter(storeOnly)
+        .map((m) => `${f} -> ${m}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("nothing outside src/db names Kysely's dialect adapters or asks which store it is on", () => {
+    const found = outside.filter((f) => {
+      const text = readFileSync(path.join(SRC, f), 'utf8');
+      return KYSELY_DIALECT.test(text) || STORE_QUESTION.test(text);
+    });
+    expect(found).toEqual([]);
+  });
+
+  it('the checks see a driver, an adapter, a migration and a store question where there is one', () => {
+    expect(['pg', 'db/sqlite/driver.js', 'db/postgres/pool.js', 'db/migrations/index.js'].every(storeOnly)).toBe(true);
+    expect(['kysely', 'db/port.js', 'db/schema.js', 'pino'].some(storeOnly)).toBe(false);
+    expect(namedModules(path.join('db', 'store.ts'))).toContain(path.join('db', 'sqlite', 'open.js'));
+    expect(KYSELY_DIALECT.test('x instanceof PostgresAdapter')).toBe(true);
+    expect(STORE_QUESTION.test('if (isPostgres(db))')).toBe(true);
+  });
+});
+
+describe('layers', () => {
+  const files = sourceFiles();
+  const isService = (f: string) => /(^|[/\\])[\w-]*service\.ts$/.test(f);
+  const isRepository = (f: string) => /(^|[/\\])[\w-]*repository\.ts$/.test(f);
+
+  it('no service imports http/', () => {
+    const found = files.filter(isService).flatMap((f) =>
+      namedModules(f)
+        .filter((m) => m.startsWith(`http${path.sep}`))
+        .map((m) => `${f} -> ${m}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('no repository imports a service', () => {
+    const found = files.filter(isRepository).flatMap((f) =>
+      namedModules(f)
+        .filter((m) => /service\.js$/.test(m))
+        .map((m) => `${f} -> ${m}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('the layer checks know a service and a repository when they see one', () => {
+    expect(isService(path.join('bulk', 'service.ts'))).toBe(true);
+    expect(isService(path.join('transactions', 'repository.ts'))).toBe(false);
+    expect(isRepository(path.join('webhooks', 'queue-repository.ts'))).toBe(true);
+    expect(files.filter(isService).length).toBeGreaterThan(5);
+    expect(files.filter(isRepository).length).toBeGreaterThan(5);
+  });
+});

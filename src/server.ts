@@ -22,11 +22,9 @@ async function main() {
   // PUBLIC_BASE_URL when given; else the address listened on (the port chosen when PORT=0).
   const defaultBase = `http://${urlHost(config.host)}:${config.port}`;
   const base = config.publicBaseUrl === defaultBase ? `http://${urlHost(config.host)}:${port}` : config.publicBaseUrl;
-  logger.info({ store: runtime.store.kind, port, url: base }, 'receivables API ready');
+  logger.info({ store: runtime.store.name, port, url: base }, 'receivables API ready');
   // For the person at the terminal, on stderr: stdout stays JSON log lines for log collectors.
-  process.stderr.write(
-    `\n${startupLines(base, runtime.store.kind === 'postgres' ? 'PostgreSQL' : 'SQLite', config.workers).join('\n')}\n\n`,
-  );
+  process.stderr.write(`\n${startupLines(base, runtime.store.name, config.workers).join('\n')}\n\n`);
 
   onShutdownSignal(logger, async () => {
     await app.close();

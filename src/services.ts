@@ -93,7 +93,6 @@ export function createServices(deps: {
 }): Services {
   const { db } = deps.store;
   const { clock, config } = deps;
-  const isPostgres = deps.store.kind === 'postgres';
   const { logger } = deps;
   const webhookSender =
     deps.webhookSender ??
@@ -106,10 +105,10 @@ export function createServices(deps: {
   const secretBox = lazySecretBox({
     encryptionKeys: config.encryptionKeys,
     db,
-    storeKind: deps.store.kind,
+    serverStore: deps.store.server,
     dataDir: config.dataDir,
   });
-  const idempotency = new IdempotencyStore({ db, clock, storeKind: deps.store.kind });
+  const idempotency = new IdempotencyStore({ db, clock });
   // The lists run on the store's read threads (SQLite) and at most readsPerBusiness at once per business.
   const reads = {
     db: deps.store.reads,
@@ -138,7 +137,6 @@ export function createServices(deps: {
     clock,
     channel: messenger,
     publicBaseUrl: deps.config.publicBaseUrl,
-    isPostgres,
     pace,
   });
   const commands = new ChatCommandService({
@@ -156,7 +154,6 @@ export function createServices(deps: {
     transactions,
     bulk: new BulkService({
       db,
-      storeKind: deps.store.kind,
       transactions,
       idempotency,
       publicBaseUrl: config.publicBaseUrl,

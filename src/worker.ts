@@ -6,7 +6,7 @@ import { startWorkers } from './workers/runner.js';
 async function main() {
   const runtime = await bootstrap();
   const workers = startWorkers(createJobs(runtime), runtime);
-  runtime.logger.info({ store: runtime.store.kind }, 'worker running');
+  runtime.logger.info({ store: runtime.store.name }, 'worker running');
   onShutdownSignal(runtime.logger, async () => {
     await workers.stop();
     await runtime.close();

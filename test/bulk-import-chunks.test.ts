@@ -121,7 +121,6 @@ describe('BulkService.importDues when a chunk fails while it is written', () => 
     })({ db: store.db, clock, contacts: services.contacts, idempotency: services.idempotency });
     return new BulkService({
       db: store.db,
-      storeKind: store.kind,
       transactions,
       idempotency: services.idempotency,
       publicBaseUrl: h.config.publicBaseUrl,

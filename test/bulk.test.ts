@@ -4,7 +4,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../src/bulk/csv.js';
 import { EXPORT_COLUMNS } from '../src/bulk/export.js';
-import { usedInvoiceNumbersPg } from '../src/bulk/repository.js';
+import { usedInvoiceNumbersQuery } from '../src/db/postgres/statements.js';
 import { MAX_AMOUNT_PAISE } from '../src/transactions/schema.js';
 import { createdToTheMicrosecond, eventsOf, newDue, summaryOf } from './helpers/dues.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -388,7 +388,7 @@ describe('import: invoice numbers checked against a business grown by imports', 
       }));
       expect((await biz.post('/v1/transactions/import', { rows })).status).toBe(201);
       const numbers = rows.slice(0, 500).map((r) => r.invoice_number);
-      const query = usedInvoiceNumbersPg(biz.business.id, numbers).compile(h.store.db);
+      const query = usedInvoiceNumbersQuery(biz.business.id, numbers).compile(h.store.db);
       const explained = await h.store.db.executeQuery(
         CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
       );
@@ -576,7 +576,7 @@ describe('GET /v1/transactions/export', () => {
     const set = (id: string, values: Record<string, unknown>) =>
       h.store.db.updateTable('transactions').set(values).where('id', '=', id).execute();
     // PostgreSQL keeps microseconds (its now() has them), which the list API's times drop: it
-    // writes milliseconds, truncated (db/postgres.ts parses a timestamptz through Date). SQLite
+    // writes milliseconds, truncated (db/postgres/pool.ts parses a timestamptz through Date). SQLite
     // keeps whatever text was written.
     const now = STORE === 'postgres' ? sql<string>`now()` : sql<string>`'2026-11-21T06:30:00.123456Z'`;
 

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTIFY_AFTER_COMMIT } from '../src/db/postgres.js';
+import { NOTIFY_AFTER_COMMIT } from '../src/db/postgres/queries.js';
 import type { Database } from '../src/db/schema.js';
 import { OUTBOX_CHANNEL, signalOutbox } from '../src/outbox/signal.js';
 import { addPendingDue, applyPayment, readTotals } from '../src/totals/aggregates.js';
@@ -38,7 +38,7 @@ afterAll(() => h.close());
 
 /**
  * What a request sends, without the outbox notification a writer asks for, which the pool sends
- * on its own connection after the COMMIT (db/postgres.ts) and may land in the next request's list.
+ * on its own connection after the COMMIT (db/postgres/queries.ts) and may land in the next request's list.
  */
 async function statementsOf(run: () => Promise<{ status: number }>, status = 200) {
   sent.length = 0;
@@ -316,7 +316,7 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
       () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),
       201,
     );
-    // The outbox signal: sent by the pool once the statement has committed (db/postgres.ts).
+    // The outbox signal: sent by the pool once the statement has committed (db/postgres/queries.ts).
     expect(create.map((q) => q.text)).toContain(NOTIFY_AFTER_COMMIT);
     const texts = create.map((q) => q.text).filter((t) => t !== NOTIFY_AFTER_COMMIT);
     // One statement is atomic by itself: no BEGIN, no COMMIT (TransactionService.createAlone).

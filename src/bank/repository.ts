@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { isPostgres } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
 import type { BankCreditTable, BankStatementTable, Executor } from '../db/schema.js';
 
 /** Lookups by value are sent in slices of this many values (bound parameters stay well under the stores' limits). */
@@ -58,9 +58,7 @@ export function findCredit(db: Executor, businessId: string, id: string) {
 
 /** One credit of the business, locked on PostgreSQL so that two decisions on it queue. */
 export function lockCredit(db: Executor, businessId: string, id: string) {
-  return credit(db, businessId, id)
-    .$if(isPostgres(db), (q) => q.forUpdate())
-    .executeTakeFirst();
+  return credit(db, businessId, id).$call(lockedRows(db)).executeTakeFirst();
 }
 
 /** The credit that recorded a receipt (the partial index on receipt_id). */

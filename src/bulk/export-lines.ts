@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import { isPostgres, pgExactTime } from '../db/precompiled.js';
+import { textSql } from '../db/port.js';
+import type { TextSql } from '../db/text-sql.js';
 import { promiseKept } from '../transactions/domain.js';
 import type { ListPosition, ListSelection } from '../transactions/repository.js';
 import { PAYMENT_METHODS } from '../transactions/schema.js';
@@ -23,121 +24,18 @@ import type { ExportColumn } from './export.js';
  *   removes), is quoted with its quotes doubled;
  * - the presented values (presenter.ts): the status as of the business's today, the due date as a
  *   timestamp, the balance, the pay page's address, the recurrence and promise as JSON; on
- *   PostgreSQL also every value as text the way db/postgres.ts's parsers and Date make it (`PG`).
+ *   PostgreSQL also every value as text the way db/postgres/pool.ts's parsers and Date make it (db/postgres/text-sql.ts).
  * The one value SQL cannot compute is whether a paid due's promise was kept (the payment's date in
  * the business's time zone): such rows come back in two halves and the JavaScript promiseKept
  * fills in that cell (`js` below).
  */
 
-/** What String.prototype.trim removes (WhiteSpace and LineTerminator), for trim(x, characters); a unit test checks it. */
-export const TRIMMED =
-  '\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+export { TRIMMED } from '../lib/text.js';
 
 type Sql = RawBuilder<unknown>;
 
-/** What the two stores spell differently. Each returns NULL for NULL, as the column does. */
-interface Dialect {
-  char(code: number): Sql;
-  /** the line's end, CR LF */
-  crlf: Sql;
-  /** whether csvCell quotes text `x`: a quote, comma, CR or LF in it, or TRIMMED at either end */
-  needsQuotes(x: Sql): Sql;
-  /** whether text `x` starts with a double quote */
-  startsWithQuote(x: Sql): Sql;
-  /** a timestamp column as the list API shows it (Date.prototype.toISOString) */
-  timestamp(x: Sql): Sql;
-  /** a timestamp column to the store's full precision, for the list position */
-  exactTimestamp(x: Sql): Sql;
-  /** a date column as YYYY-MM-DD */
-  date(x: Sql): Sql;
-  /** a number or uuid column as text */
-  text(x: Sql): Sql;
-  /** a bound text value used in an expression */
-  textArg(x: Sql): Sql;
-  /** a value computed once per statement, not per row */
-  once(x: Sql): Sql;
-  /** JSON.stringify({ interval, until }) of the stored recurrence (JSON text) */
-  recurrence(x: Sql): Sql;
-  /** the texts one after the other (none is NULL) */
-  concat(parts: Sql[]): Sql;
-  /** a JSON array of texts, as text (not PostgreSQL's json, which node-postgres would parse) */
-  jsonArray(items: Sql[]): Sql;
-}
-
-const SQLITE: Dialect = {
-  char: (code) => sql`char(${sql.lit(code)})`,
-  crlf: sql`char(13, 10)`,
-  needsQuotes: (x) =>
-    sql`instr(${x}, '"') > 0 or instr(${x}, ',') > 0 or instr(${x}, char(10)) > 0 or instr(${x}, char(13)) > 0 or ${x} <> trim(${x}, ${TRIMMED})`,
-  startsWithQuote: (x) => sql`unicode(${x}) = 34`,
-  // SQLite holds times, dates, ids and integers as the text (or number) the API shows.
-  timestamp: (x) => x,
-  exactTimestamp: (x) => x,
-  date: (x) => x,
-  text: (x) => x,
-  textArg: (x) => x,
-  // SQLite computes an expression of constants and bound values once per run.
-  once: (x) => x,
-  recurrence: (x) =>
-    sql`json_object('interval', json_extract(${x}, '$.interval'), 'until', json_extract(${x}, '$.until'))`,
-  // Each part in parentheses: `||` binds tighter than `-` (the balance).
-  concat: (parts) =>
-    parts.length === 0
-      ? sql`''`
-      : sql.join(
-          parts.map((p) => sql`(${p})`),
-          sql` || `,
-        ),
-  jsonArray: (items) => sql`json_array(${sql.join(items)})`,
-};
-
-/**
- * PostgreSQL's types (db/column-types.ts) made into the text that db/postgres.ts's parsers give
- * JavaScript and the presenter writes:
- * - timestamptz: parsed through Date, so milliseconds, cut (not rounded) from the stored
- *   microseconds, always three digits, in UTC with a `Z`. to_char's MS cuts too, and at time zone
- *   'UTC' makes it independent of the session's TimeZone;
- * - date: kept as PostgreSQL's text, which is YYYY-MM-DD under the default DateStyle; to_char
- *   writes that whatever the DateStyle;
- * - bigint (amounts): Number(text), which prints the same digits for every amount the API takes
- *   (at most 10^12 paise); uuid: its lower-case text;
- * - the list position keeps the microseconds: the next batch starts after the last row's exact
- *   keys (a time cut to milliseconds would skip the rest of its due date, a test checks).
- */
-/** csvCell's quoting test as a PostgreSQL regular expression (not newline-sensitive: ^ and $ are the text's ends). */
-const QUOTED = `[",\r\n]|^[${TRIMMED}]|[${TRIMMED}]$`;
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const PG: Dialect = {
-  char: (code) => sql`chr(${sql.lit(code)})`,
-  crlf: sql`chr(13) || chr(10)`,
-  // One regular expression (compiled once and kept by PostgreSQL): four strpos and a btrim with
-  // TRIMMED (whose characters btrim measures again on every call in a UTF-8 database) were ~40%
-  // of the line query's time.
-  needsQuotes: (x) => sql`${x} ~ ${QUOTED}`,
-  startsWithQuote: (x) => sql`left(${x}, 1) = '"'`,
-  timestamp: (x) => sql`to_char(${x} at time zone 'UTC', ${sql.raw(ISO_MS)})`,
-  exactTimestamp: (x) => pgExactTime(x),
-  date: (x) => sql`to_char(${x}, 'YYYY-MM-DD')`,
-  text: (x) => sql`${x}::text`,
-  // A bound value's type is inferred from where it stands; in `$1 || '/pay/'` it cannot be.
-  textArg: (x) => sql`cast(${x} as text)`,
-  // A prepared statement's generic plan evaluates an expression of bound values on every row; a
-  // scalar subquery that refers to no row is an InitPlan, run once per execution.
-  once: (x) => sql`(select ${x})`,
-  // The stored text is JSON.stringify's (domain.ts storeRecurrence); the presenter parses it and
-  // writes { interval, until } again: in that order, without spaces, a missing key left out
-  // (concat_ws skips NULLs). jsonb's text of each value is JSON.stringify's for the strings and
-  // null it holds (json_build_object would put spaces around each colon).
-  recurrence: (x) =>
-    sql`'{' || concat_ws(',', '"interval":' || (${x}::jsonb -> 'interval')::text, '"until":' || (${x}::jsonb -> 'until')::text) || '}'`,
-  // One pass and one result: `a || ',' || b || ...` makes a new, longer text at each of the line's
-  // ~50 operators.
-  concat: (parts) => (parts.length === 0 ? sql`''` : sql`concat(${sql.join(parts)})`),
-  jsonArray: (items) => sql`json_build_array(${sql.join(items)})::text`,
-};
-
 /** The CSV rules of csv.ts and the presenter's values in one store's SQL. */
-function rules(d: Dialect) {
+function rules(d: TextSql) {
   const CR = d.char(13);
   const TAB = d.char(9);
 
@@ -249,7 +147,7 @@ export function lineSelection(columns: readonly ExportColumn[]): ListSelection {
   return {
     name: 'csv-lines',
     select: (joined, db, arg) => {
-      const d = isPostgres(db) ? PG : SQLITE;
+      const d = textSql(db);
       const r = rules(d);
       const all = r.cells(arg('today'), arg('publicBaseUrl'));
       const COMMA = sql`','`;

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { isPostgres } from '../db/precompiled.js';
+import { usedInvoiceNumbers } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 
 /**
@@ -15,28 +14,5 @@ import type { Executor } from '../db/schema.js';
  */
 export async function existingInvoiceNumbers(db: Executor, businessId: string, numbers: string[]): Promise<string[]> {
   if (numbers.length === 0) return [];
-  if (isPostgres(db)) {
-    const { rows } = await usedInvoiceNumbersPg(businessId, numbers).execute(db);
-    return rows.map((r) => r.invoice_number);
-  }
-  const rows = await db
-    .selectFrom('transactions')
-    .select('invoice_number')
-    .distinct()
-    .where('business_id', '=', businessId)
-    .where('invoice_number', 'in', numbers)
-    .where('deleted_at', 'is', null)
-    .execute();
-  return rows.map((r) => r.invoice_number as string);
-}
-
-/** The PostgreSQL statement of existingInvoiceNumbers (exported for its query-plan test). */
-export function usedInvoiceNumbersPg(businessId: string, numbers: string[]) {
-  return sql<{ invoice_number: string }>`
-    select n.invoice_number from unnest(${numbers}::text[]) as n(invoice_number)
-    cross join lateral (
-      select 1 from transactions t
-      where t.business_id = ${businessId} and t.invoice_number = n.invoice_number and t.deleted_at is null
-      limit 1
-    ) as used`;
+  return usedInvoiceNumbers(db, businessId, numbers);
 }

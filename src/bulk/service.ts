@@ -1,13 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CsvError, parse } from 'csv-parse/sync';
-import { sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { ContactRow } from '../contacts/repository.js';
+import { lockImports, writingDuesInChunks } from '../db/port.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
-import type { StoreKind } from '../db/store.js';
 import { AppError, errors, type RowError, RowsError } from '../errors.js';
-import { validationToAppError, validatorCompiler } from '../http/validation.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
+import { compileSchema, validationError } from '../lib/validation.js';
 import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
 import type { TransactionService } from '../transactions/service.js';
 import { normaliseDueDate, rupeesToPaise, unguardCell } from './csv.js';
@@ -47,12 +46,7 @@ class DryRunRollback extends Error {
   }
 }
 
-const validateBody = validatorCompiler({
-  schema: CreateTransactionBody,
-  httpPart: 'body',
-  method: 'POST',
-  url: '/v1/transactions/import',
-}) as unknown as ((value: unknown) => boolean) & { errors?: Parameters<typeof validationToAppError>[0] | null };
+const validateBody = compileSchema(CreateTransactionBody, true);
 
 /**
  * Bulk import and export of dues (PRODUCT part 12), usable without HTTP (routes, CLI, dashboard).
@@ -85,7 +79,6 @@ export class BulkService {
   constructor(
     private readonly deps: {
       db: Db;
-      storeKind: StoreKind;
       transactions: TransactionService;
       idempotency: IdempotencyStore;
       publicBaseUrl: string;
@@ -138,20 +131,16 @@ export class BulkService {
     rows: readonly ParsedRow[],
     options: ImportOptions,
   ): Promise<ImportResult> {
-    if (this.deps.storeKind === 'postgres') {
-      await sql`select pg_advisory_xact_lock(hashtext(${`import:${business.id}`}))`.execute(trx);
-    }
+    await lockImports(trx, business.id);
     // Checked again under the lock: another import may have used a number since the first check.
     const failures: RowError[] = [];
     await this.checkInvoiceNumbers(trx, business, rows, failures);
     rejectIfAny(failures);
 
     const result: ImportResult = { created: 0, contacts_created: 0, ids: [] };
-    if (this.deps.storeKind !== 'sqlite') {
-      await this.writeChunks(trx, business, rows, options, result);
-    } else {
-      await withDataVersionPerChunk(trx, () => this.writeChunks(trx, business, rows, options, result, business.id));
-    }
+    await writingDuesInChunks(trx, business.id, (chunkWritten) =>
+      this.writeChunks(trx, business, rows, options, result, chunkWritten),
+    );
     result.created = result.ids.length;
     return result;
   }
@@ -162,8 +151,7 @@ export class BulkService {
    * database writes the chunk before it (writePrepared): on PostgreSQL a chunk's rows are one
    * statement, which the server runs while this process builds the next one. One chunk is written
    * at a time, in file order, and every write has ended before this returns or throws.
-   * `bumpDataVersion` (SQLite, inside withDataVersionPerChunk): the business's data version moves
-   * once per chunk.
+   * `chunkWritten` (db/port.ts writingDuesInChunks) is told of each chunk once it is written.
    */
   private async writeChunks(
     trx: Trx,
@@ -171,7 +159,7 @@ export class BulkService {
     rows: readonly ParsedRow[],
     options: ImportOptions,
     result: ImportResult,
-    bumpDataVersion?: string,
+    chunkWritten: () => Promise<void>,
   ): Promise<void> {
     const { transactions } = this.deps;
     // Every row's contact locked (in id order) with its credit read under the lock, before the
@@ -199,7 +187,7 @@ export class BulkService {
         await writing;
         writing = (async () => {
           const written = await transactions.writePrepared(trx, business, prepared, totals, budget);
-          if (bumpDataVersion !== undefined) await bumpBusinessDataVersion(trx, bumpDataVersion);
+          await chunkWritten();
           for (const due of written) result.ids.push(due.id);
           written_.push(...transactions.creditCandidates(prepared, written));
           options.onProgress?.(end, rows.length);
@@ -298,39 +286,6 @@ export class BulkService {
       }
     }
   }
-}
-
-/** SQLite's row trigger that moves a business's data version for each new due (migration 2026-11-23T01-00). */
-const INSERT_TRIGGER = 'transactions_data_version_insert';
-
-/**
- * Runs `work` (a bulk insert of dues, SQLite) without the per-row data-version trigger on inserts
- * into transactions, which was a quarter of the cost of inserting a due: `work` moves the version
- * itself, once per chunk (bumpBusinessDataVersion). The trigger is dropped and created again, from
- * its own stored SQL, inside the caller's write transaction, so no other writer ever runs without
- * it: SQLite has one writer at a time and this transaction holds the write lock throughout (another
- * process's writes wait for it; this process's other transactions queue behind it on the one
- * connection), and a failure or a crash rolls the DROP back with everything else. Readers never
- * see the schema without it either: the DROP and the CREATE commit together.
- */
-async function withDataVersionPerChunk<T>(trx: Trx, work: () => Promise<T>): Promise<T> {
-  const found = await sql<{ sql: string }>`
-    select sql from sqlite_master where type = 'trigger' and name = ${INSERT_TRIGGER}`.execute(trx);
-  const definition = found.rows[0]?.sql;
-  // Not there (a schema of another shape): every row moves the version as it always did.
-  if (definition === undefined) return work();
-  await sql`drop trigger ${sql.id(INSERT_TRIGGER)}`.execute(trx);
-  try {
-    return await work();
-  } finally {
-    // Also when `work` fails: a caller may keep its transaction after a refused row (the
-    // Idempotency-Key record of a 4xx answer), and the trigger must be in what it commits.
-    await sql.raw(definition).execute(trx);
-  }
-}
-
-function bumpBusinessDataVersion(trx: Trx, businessId: string) {
-  return sql`update business_totals set data_version = data_version + 1 where business_id = ${businessId}`.execute(trx);
 }
 
 function rejectIfAny(failures: RowError[]): void {
@@ -439,7 +394,7 @@ function checkRow(
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw errors.badRequest('each row must be a JSON object');
     }
-    if (!validateBody(input)) throw validationToAppError(validateBody.errors ?? [], 'body');
+    if (!validateBody(input)) throw validationError(validateBody.errors ?? [], 'body');
     transactions.checkCreate(business, input as CreateTransactionInput);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

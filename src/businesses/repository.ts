@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
-import { inList, isPostgres, listArg, precompiled } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
+import { inList, listArg, precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
 import type { KeyListing } from './keys.js';
 
@@ -27,12 +28,7 @@ export function updateBusiness(db: Executor, id: string, patch: Partial<Omit<Bus
  * 5 active API keys).
  */
 export function lockBusiness(db: Executor, businessId: string) {
-  return db
-    .selectFrom('businesses')
-    .select('id')
-    .where('id', '=', businessId)
-    .$if(isPostgres(db), (q) => q.forUpdate())
-    .executeTakeFirst();
+  return db.selectFrom('businesses').select('id').where('id', '=', businessId).$call(lockedRows(db)).executeTakeFirst();
 }
 
 export function insertApiKey(

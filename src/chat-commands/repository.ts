@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
+import { contactNameKey } from '../contacts/name-key.js';
 import { rarestFirst } from '../contacts/name-terms.js';
 import { type ContactRow, findContactByNameKey, listContacts } from '../contacts/repository.js';
-import { contactNameKey } from '../contacts/service.js';
 import type { Executor } from '../db/schema.js';
 
 /** How many candidates an ambiguous name lists. */

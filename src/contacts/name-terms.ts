@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
-import { insertEach } from '../db/insert-each.js';
+import { insertEach } from '../db/port.js';
 import type { Database, Executor } from '../db/schema.js';
 import { type FuzzyWord, type NameTerm, nameTerms } from './fuzzy.js';
 

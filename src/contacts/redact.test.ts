@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { contactNameKey } from './name-key.js';
 import { ERASED_NAME, erasedNameKey, redactJsonText, redactPersonal } from './redact.js';
-import { contactNameKey } from './service.js';
 
 const personal = { names: ['Ravi Kumar'], phones: ['919812345678'] };
 

@@ -1,5 +1,6 @@
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
-import { exactTime, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
+import { fewNameTrigramMatches, jsonArrays } from '../db/port.js';
+import { exactTime, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 import { readTotalsColumn } from '../totals/aggregates.js';
@@ -150,13 +151,10 @@ function trigramPhrase(search: string): string {
 export async function trigramsNarrow(db: Executor, businessId: string, search: string): Promise<boolean> {
   // NUL ends an FTS5 query string (a syntax error): the scan answers such a text (refused at the
   // API's edge anyway, PRODUCT part 16).
-  if (isPostgres(db) || [...search].length < TRIGRAM || search.includes('\u0000')) return false;
-  const enough = Math.floor((await readTotalsColumn(db, businessId, 'contact_count')) / NAMES_PER_MATCH);
-  if (enough === 0) return false;
-  const probe = await sql<{ n: number }>`select count(*) as n from (
-      select 1 from contacts_name_fts where contacts_name_fts match ${trigramPhrase(search)} limit ${enough}
-    )`.execute(db);
-  return Number(probe.rows[0]?.n ?? enough) < enough;
+  if ([...search].length < TRIGRAM || search.includes('\u0000')) return false;
+  return fewNameTrigramMatches(db, trigramPhrase(search), async () =>
+    Math.floor((await readTotalsColumn(db, businessId, 'contact_count')) / NAMES_PER_MATCH),
+  );
 }
 
 /**
@@ -300,9 +298,7 @@ export type ContactStandingRow = ContactBalanceRow & ContactScoreColumns;
  */
 function standingAggregates(db: Executor, today: unknown) {
   const scored = sql`(open = 1 and (due_date < ${today} or promise_date < ${today})) or (open = 0 and due_date > ${today})`;
-  const scoredJson = isPostgres(db)
-    ? sql`json_agg(json_build_array(open, amount_paise, due_date, paid_at, promise_date)) filter (where ${scored})`
-    : sql`json_group_array(json_array(open, amount_paise, due_date, paid_at, promise_date)) filter (where ${scored})`;
+  const scoredJson = sql`${jsonArrays(db, [sql`open`, sql`amount_paise`, sql`due_date`, sql`paid_at`, sql`promise_date`])} filter (where ${scored})`;
   return [
     sql<number>`count(*)`.as('total_transactions'),
     sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise - amount_adjusted_paise else 0 end), 0)`.as(

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
-import { isPostgres } from '../db/precompiled.js';
+import { addScoreSums } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
-import { HALF_LIFE_DAYS, type PaidSums, paidDueSums } from '../lib/payment-score.js';
+import { paidDueSums } from '../lib/payment-score.js';
 
 /**
  * Issue 18: a contact's payment score kept incrementally. Each due that becomes paid adds its
@@ -20,36 +19,6 @@ export interface SettledDue {
   promise_date: string | null;
 }
 
-/**
- * One statement: the row is created or rescaled to the later epoch and added to (PostgreSQL
- * locks the row for the UPDATE, so concurrent settlements of one contact's dues add up).
- */
-function upsert(db: Executor, businessId: string, contactId: string, s: PaidSums) {
-  const half = HALF_LIFE_DAYS;
-  if (isPostgres(db)) {
-    const epoch = sql`greatest(contact_scores.epoch_day, excluded.epoch_day)`;
-    const old = sql`power(2::float8, (contact_scores.epoch_day - ${epoch})::float8 / ${sql.lit(half)})`;
-    const add = sql`power(2::float8, (excluded.epoch_day - ${epoch})::float8 / ${sql.lit(half)})`;
-    return sql`insert into contact_scores (contact_id, business_id, epoch_day, weighted, weights, terms)
-      values (${contactId}, ${businessId}, ${s.epochDay}, ${s.weighted}::float8, ${s.weights}::float8, ${s.terms})
-      on conflict (contact_id) do update set
-        epoch_day = ${epoch},
-        weighted = contact_scores.weighted * ${old} + excluded.weighted * ${add},
-        weights = contact_scores.weights * ${old} + excluded.weights * ${add},
-        terms = contact_scores.terms + excluded.terms`.execute(db);
-  }
-  const epoch = sql`max(contact_scores.epoch_day, excluded.epoch_day)`;
-  const old = sql`pow(2.0, (contact_scores.epoch_day - ${epoch}) / ${sql.lit(`${half}.0`)})`;
-  const add = sql`pow(2.0, (excluded.epoch_day - ${epoch}) / ${sql.lit(`${half}.0`)})`;
-  return sql`insert into contact_scores (contact_id, business_id, epoch_day, weighted, weights, terms)
-    values (${contactId}, ${businessId}, ${s.epochDay}, ${s.weighted}, ${s.weights}, ${s.terms})
-    on conflict (contact_id) do update set
-      epoch_day = ${epoch},
-      weighted = contact_scores.weighted * ${old} + excluded.weighted * ${add},
-      weights = contact_scores.weights * ${old} + excluded.weights * ${add},
-      terms = contact_scores.terms + excluded.terms`.execute(db);
-}
-
 /** Adds a due just settled at `paidAt` to its contact's score sums (in the settling transaction). */
 export async function addSettledDue(
   trx: Executor,
@@ -63,11 +32,8 @@ export async function addSettledDue(
     paidDate: localDate(business.timezone, new Date(paidAt)),
     promiseDate: due.promise_date,
   });
-  await upsert(trx, business.id, due.contact_id, sums);
+  await addScoreSums(trx, business.id, due.contact_id, sums);
 }
-
-/** Recomputes the sums from the paid dues (bench seeds that write paid rows directly). */
-export { rebuildScoreSums } from '../db/migrations/2026-11-25T02-00_contact-scores.js';
 
 /**
  * Takes a settled due back out of its contact's score sums (a reversal reopens it): the same
@@ -85,7 +51,7 @@ export async function removeSettledDue(
     paidDate: localDate(business.timezone, new Date(paidAt)),
     promiseDate: due.promise_date,
   });
-  await upsert(trx, business.id, due.contact_id, {
+  await addScoreSums(trx, business.id, due.contact_id, {
     epochDay: sums.epochDay,
     weighted: -sums.weighted,
     weights: -sums.weights,

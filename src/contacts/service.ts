@@ -15,6 +15,7 @@ import { pauseContactSequences } from '../reminder-schedule/schedule.js';
 import { addContact, readTotalsColumn } from '../totals/aggregates.js';
 import { findUser } from '../users/repository.js';
 import { fuzzyQuery } from './fuzzy.js';
+import { contactNameKey } from './name-key.js';
 import { rarestFirst, writeNameTerms, writeNewNameTerms } from './name-terms.js';
 import * as repo from './repository.js';
 import type { CreateContactInput, ListContactsInput, UpdateContactInput } from './schema.js';
@@ -27,11 +28,6 @@ export interface ContactStanding {
   pendingCount: number;
   overdueCount: number;
   totalTransactions: number;
-}
-
-/** PRODUCT part 4: names are trimmed and unique per business, case-insensitively. */
-export function contactNameKey(name: string): string {
-  return name.trim().normalize('NFC').toLowerCase();
 }
 
 export function checkContactName(name: string, field: string): string {

@@ -1,6 +1,6 @@
 import type { FastifyRequest, RouteOptions } from 'fastify';
+import { contactNameKey } from '../contacts/name-key.js';
 import { findContactsByNameKeys } from '../contacts/repository.js';
-import { contactNameKey } from '../contacts/service.js';
 import type { Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import { isUuid } from '../lib/ids.js';

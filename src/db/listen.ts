@@ -7,11 +7,14 @@ import type { Logger } from 'pino';
  * is lost (a restart, a failover), after which it is replaced with bounded back-off (100 ms
  * doubling to 5 s). Loss and return are logged once each. Returns the function that stops it.
  */
-export function listen(
-  pool: pg.Pool,
-  channel: string,
-  handlers: { onNotify: () => void; onListening?: () => void; onLost?: () => void; logger?: Logger | undefined },
-): () => void {
+export interface ListenHandlers {
+  onNotify: () => void;
+  onListening?: () => void;
+  onLost?: () => void;
+  logger?: Logger | undefined;
+}
+
+export function listen(pool: pg.Pool, channel: string, handlers: ListenHandlers): () => void {
   const { onNotify, logger } = handlers;
   let stopped = false;
   let client: pg.PoolClient | undefined;

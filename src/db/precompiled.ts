@@ -1,5 +1,5 @@
 import { type Compilable, CompiledQuery, type Insertable, PostgresAdapter, type RawBuilder, sql } from 'kysely';
-import { preparedStatement } from './postgres.js';
+import { preparedStatement } from './postgres/queries.js';
 import type { Database, Executor } from './schema.js';
 
 const MARK = '\u0000arg:';
@@ -8,7 +8,7 @@ const MARK = '\u0000arg:';
  * A query built and compiled by Kysely once (per dialect), then run with new argument values.
  * Building and compiling a query costs more than SQLite takes to answer a primary-key read, so the
  * reads on every request (the API key, one due) skip it. On PostgreSQL they are also named
- * prepared statements (db/postgres.ts preparedStatement): planned once per connection. `build` receives `arg(name)`, a stand-in
+ * prepared statements (db/postgres/queries.ts preparedStatement): planned once per connection. `build` receives `arg(name)`, a stand-in
  * for each value; it must use every stand-in as a bound parameter (not in a raw SQL string).
  */
 export function precompiled<Args extends Record<string, unknown>, Row>(
@@ -204,66 +204,4 @@ export function insertRowsQuery<T extends keyof Database & string>(
   const columns = Object.keys(first);
   if (rows.length * columns.length > INSERT_VALUES_MAX) throw new Error(`insertRowsQuery: too many ${table} rows`);
   return compileInsert(db, table, columns, rows, {});
-}
-
-/** How many distinct statements writeTogether keeps (made once, sent as named prepared statements). */
-const TOGETHER_PREPARED_MAX = 64;
-
-/** The statements writeTogether has made, by the texts of their parts in order (see togetherText). */
-interface TogetherNode {
-  next: Map<string, TogetherNode>;
-  text?: string;
-}
-const together: TogetherNode = { next: new Map() };
-let togetherKept = 0;
-
-/**
- * PostgreSQL (issue 26): several writes whose results nobody reads, sent as ONE statement (one
- * round trip) of data-modifying CTEs: `writes` in order, then `last`, itself a statement that may
- * start with its own WITH list. All or nothing, like any statement; foreign keys between them
- * are checked at its end, so a row may refer to one inserted by an earlier part.
- */
-export async function writeTogether(db: Executor, writes: readonly CompiledQuery[], last: CompiledQuery) {
-  const parameters: unknown[] = [];
-  for (const q of writes) for (const p of q.parameters) parameters.push(p);
-  for (const p of last.parameters) parameters.push(p);
-  await db.executeQuery(CompiledQuery.raw(togetherText(writes, last), parameters));
-}
-
-/**
- * The text of writeTogether's statement, made once per sequence of part texts: the parts' texts
- * are kept strings (compiled once per shape), so finding it is a few map lookups, where making it
- * renumbers every parameter of every part.
- */
-function togetherText(writes: readonly CompiledQuery[], last: CompiledQuery): string {
-  let node = together;
-  for (const q of [...writes, last]) {
-    let next = node.next.get(q.sql);
-    if (!next) {
-      if (togetherKept >= TOGETHER_PREPARED_MAX) return makeTogetherText(writes, last);
-      next = { next: new Map() };
-      node.next.set(q.sql, next);
-    }
-    node = next;
-  }
-  if (node.text === undefined) {
-    node.text = makeTogetherText(writes, last);
-    togetherKept++;
-    preparedStatement(node.text);
-  }
-  return node.text;
-}
-
-function makeTogetherText(writes: readonly CompiledQuery[], last: CompiledQuery): string {
-  let offset = 0;
-  const renumber = (q: CompiledQuery) => {
-    const from = offset;
-    offset += q.parameters.length;
-    return q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + from}`);
-  };
-  const parts = writes.map((q, i) => `w${i} as (${renumber(q)})`);
-  const tail = renumber(last);
-  return /^with\s/i.test(tail)
-    ? `with ${parts.join(', ')}, ${tail.replace(/^with\s+/i, '')}`
-    : `with ${parts.join(', ')} ${tail}`;
 }

@@ -4,7 +4,7 @@ import type { Generated, Kysely, Transaction } from 'kysely';
  * Table shapes as the code sees them on both stores. Timestamps are ISO 8601 UTC strings with
  * milliseconds, dates are 'YYYY-MM-DD', booleans are 0/1 integers and money is integer paise:
  * the PostgreSQL driver is configured to hand back the same JavaScript values as SQLite, so one
- * code path serves both (see db/postgres.ts).
+ * code path serves both (see db/postgres/pool.ts).
  */
 
 export interface BusinessTable {

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import type { TextKind } from '../lib/text.js';
+import { TEXT_KEYWORD, type TextKind } from '../lib/text.js';
 
 /**
  * Schema building blocks shared by every resource. Each schema is written once and used three
@@ -22,11 +22,11 @@ export function Nullable<T extends TSchema & { type: string; enum?: unknown[] }>
 
 /**
  * PRODUCT part 16: text refuses NUL, other control characters and unpaired surrogates (400 naming
- * the field; PostgreSQL cannot even store a NUL). The validator (http/validation.ts) gives every
+ * the field; PostgreSQL cannot even store a NUL). The validator (lib/validation.ts) gives every
  * request string schema `'x-text': 'line'`; a schema that takes several lines says 'multiline'
  * (tab and newline allowed).
  */
-export const TEXT_KEYWORD = 'x-text';
+export { TEXT_KEYWORD };
 
 /** Free text over several lines (a due's notes). */
 export function MultilineText(options: { maxLength: number }) {

@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import { isLockTimeout } from '../db/errors.js';
+import { lockTimeout } from '../db/port.js';
 import type { Db, Trx } from '../db/schema.js';
-import type { StoreKind } from '../db/store.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 
@@ -47,7 +46,7 @@ export interface Answer extends StoredResponse {
  * An expired key (older than 24 hours) is taken over by the next request that uses it.
  */
 export class IdempotencyStore {
-  constructor(private readonly deps: { db: Db; clock: Clock; storeKind: StoreKind }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
   /**
    * Runs `work` in `trx` once per key: a first request runs it and stores `respond(result)`, a
@@ -68,10 +67,8 @@ export class IdempotencyStore {
   private async claim(trx: Trx, businessId: string, key: IdempotencyKey): Promise<StoredResponse | null> {
     const now = this.deps.clock.now();
     try {
-      if (this.deps.storeKind === 'postgres') {
-        // A duplicate that cannot get the key's lock in time gets 409 rather than hanging.
-        await sql`set local lock_timeout = '15s'`.execute(trx);
-      }
+      // A duplicate that cannot get the key's lock in time gets 409 rather than hanging.
+      await lockTimeout(trx, 15);
       const claimed = await trx
         .insertInto('idempotency_keys')
         .values({

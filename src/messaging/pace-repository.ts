@@ -1,4 +1,4 @@
-import { isPostgres } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 
 /**
@@ -15,7 +15,7 @@ export async function lockBucket(db: Executor, name: string, full: number, at: s
     .selectFrom('chat_send_pace')
     .select(['tokens', 'updated_at'])
     .where('name', '=', name)
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .executeTakeFirstOrThrow();
 }
 

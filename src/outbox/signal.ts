@@ -1,15 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { CompiledQuery, PostgresAdapter } from 'kysely';
-import type pg from 'pg';
 import type { Logger } from 'pino';
-import { listen } from '../db/listen.js';
-import { NOTIFY_AFTER_COMMIT } from '../db/postgres.js';
+import { notifyAfterCommit } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
+import type { Store } from '../db/store.js';
 
 /**
  * "There is webhook work to do": sent when an event is recorded or a delivery re-queued, so the
  * dispatcher starts at once instead of at its next poll. On PostgreSQL it is a NOTIFY asked for in
- * the writer's transaction and sent right after its commit (db/postgres.ts), to every process that
+ * the writer's transaction and sent right after its commit (db/postgres/queries.ts), to every process that
  * LISTENs; in this process
  * it is also an in-memory signal, which is all SQLite (one process) needs. The poll stays as the
  * safety net: a lost signal only delays work, it never loses it.
@@ -21,10 +19,8 @@ local.setMaxListeners(0);
 let localPending = false;
 
 export async function signalOutbox(db: Executor): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    // Sent once the writer's transaction commits (db/postgres.ts: NOTIFY inside it serialised commits).
-    await db.executeQuery(CompiledQuery.raw(NOTIFY_AFTER_COMMIT, [OUTBOX_CHANNEL, '']));
-  }
+  // To other processes once the writer's transaction commits (PostgreSQL; db/port.ts).
+  await notifyAfterCommit(db, OUTBOX_CHANNEL);
   // Coalesced: a burst of writes wakes the dispatcher once.
   if (!localPending) {
     localPending = true;
@@ -36,14 +32,16 @@ export async function signalOutbox(db: Executor): Promise<void> {
 }
 
 /**
- * Calls `wake` on every signal: in-process always, and via LISTEN when `pool` is given
+ * Calls `wake` on every signal: in-process always, and via LISTEN when `listen` is given
  * (db/listen.ts: held for good, replaced when lost); each time the LISTEN is in place again it
  * wakes once, to pick up what was written meanwhile. The poll covers the gap.
  */
-export function onOutboxSignal(wake: () => void, opts: { pool?: pg.Pool | undefined; logger?: Logger }): () => void {
+export function onOutboxSignal(
+  wake: () => void,
+  opts: { listen?: Store['listen'] | undefined; logger?: Logger },
+): () => void {
   local.on('signal', wake);
-  const stop =
-    opts.pool && listen(opts.pool, OUTBOX_CHANNEL, { onNotify: wake, onListening: wake, logger: opts.logger });
+  const stop = opts.listen?.(OUTBOX_CHANNEL, { onNotify: wake, onListening: wake, logger: opts.logger });
   return () => {
     local.removeListener('signal', wake);
     stop?.();

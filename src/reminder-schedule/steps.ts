@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { isPostgres } from '../db/precompiled.js';
+import { isoMillis, jsonArrays } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 
 export type StepStatus = 'scheduled' | 'sent' | 'skipped' | 'cancelled';
@@ -54,16 +54,12 @@ export function stepView(row: {
  * as the API writes them (ISO 8601 UTC with milliseconds) on both stores.
  */
 export function sequenceJson(db: Executor): RawBuilder<string | unknown[] | null> {
-  if (isPostgres(db)) {
-    return sql`(select json_agg(json_build_array(r.template,
-        to_char(r.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), r.status, r.reason,
-        r.delivery_status)
-        order by r.scheduled_for, r.id)
-      from reminders r where r.transaction_id = transactions.id
-        and (r.kind = 'automatic' or r.status = 'sent'))`;
-  }
-  return sql`(select json_group_array(json_array(r.template, r.scheduled_for, r.status, r.reason, r.delivery_status)
-        order by r.scheduled_for, r.id)
+  const steps = jsonArrays(
+    db,
+    [sql`r.template`, isoMillis(db, sql`r.scheduled_for`), sql`r.status`, sql`r.reason`, sql`r.delivery_status`],
+    sql`r.scheduled_for, r.id`,
+  );
+  return sql`(select ${steps}
       from reminders r where r.transaction_id = transactions.id
         and (r.kind = 'automatic' or r.status = 'sent'))`;
 }

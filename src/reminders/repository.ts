@@ -1,3 +1,4 @@
+import { lockedRows } from '../db/port.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 
@@ -28,13 +29,13 @@ export function findLeasedReminder(db: Executor, id: string, leaseId: string) {
  * so that two processes deciding reminders for the same contact take turns and each sees the
  * other's send: the cooldown holds across processes.
  */
-export function lockContact(db: Executor, businessId: string, contactId: string, isPostgres: boolean) {
+export function lockContact(db: Executor, businessId: string, contactId: string) {
   return db
     .selectFrom('contacts')
     .select(['id', 'phone', 'reminders_paused'])
     .where('business_id', '=', businessId)
     .where('id', '=', contactId)
-    .$if(isPostgres, (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .executeTakeFirst();
 }
 
@@ -69,7 +70,6 @@ export async function claimDue(
     lockedUntil: string;
     limit: number;
     businessId?: string | undefined;
-    isPostgres: boolean;
   },
 ): Promise<string[]> {
   const due = await db
@@ -81,7 +81,7 @@ export async function claimDue(
     .$if(opts.businessId !== undefined, (q) => q.where('business_id', '=', opts.businessId as string))
     .orderBy('scheduled_for')
     .limit(opts.limit)
-    .$if(opts.isPostgres, (q) => q.forUpdate().skipLocked())
+    .$call(lockedRows(db, { skipLocked: true }))
     .execute();
   const stale =
     due.length < opts.limit
@@ -94,7 +94,7 @@ export async function claimDue(
           .$if(opts.businessId !== undefined, (q) => q.where('business_id', '=', opts.businessId as string))
           .orderBy('locked_until')
           .limit(opts.limit - due.length)
-          .$if(opts.isPostgres, (q) => q.forUpdate().skipLocked())
+          .$call(lockedRows(db, { skipLocked: true }))
           .execute()
       : [];
   const ids = [...due, ...stale].map((r) => r.id);

@@ -68,7 +68,6 @@ export class ReminderService {
       /** the messenger (messaging/messenger.ts): charges the pace; the send's record is written here */
       channel: Pick<Messenger, 'deliver'>;
       publicBaseUrl: string;
-      isPostgres: boolean;
       /** the number's sending pace (messaging/pace.ts), taken per batch by runDue */
       pace?: SendPace;
     },
@@ -153,7 +152,7 @@ export class ReminderService {
     signal: AbortSignal,
     options: { limit?: number; businessId?: string } = {},
   ): Promise<{ outcomes: AutomaticOutcome[]; waitMs: number }> {
-    const { db, clock, isPostgres, pace = unpaced } = this.deps;
+    const { db, clock, pace = unpaced } = this.deps;
     const limit = options.limit ?? 20;
     const now = clock.now();
     const leaseId = randomToken();
@@ -168,7 +167,6 @@ export class ReminderService {
         lockedUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
         limit: taken.granted,
         businessId: options.businessId,
-        isPostgres,
       });
       await pace.refund(taken.granted - claimed.length, trx);
       return { ...taken, ids: claimed };
@@ -339,7 +337,7 @@ export class ReminderService {
     exceptReminderId?: string,
   ): Promise<{ gate: ReminderGate; phone: string | null }> {
     const now = this.deps.clock.now();
-    const contact = await repo.lockContact(trx, business.id, due.contact_id, this.deps.isPostgres);
+    const contact = await repo.lockContact(trx, business.id, due.contact_id);
     const phone = contact?.phone ?? null;
     const optedOut = phone !== null && (await repo.isOptedOut(trx, phone));
     // WhatsApp said this phone cannot receive (messaging/statuses.ts): as good as no phone.

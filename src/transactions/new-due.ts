@@ -1,7 +1,5 @@
-import { type CompiledQuery, sql } from 'kysely';
 import type { BusinessRow } from '../businesses/repository.js';
-import { insertEach, insertJsonQuery } from '../db/insert-each.js';
-import { insertRowsQuery, isPostgres, precompiledQuery, writeTogether } from '../db/precompiled.js';
+import { writeDueForContact, writeRows } from '../db/port.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
@@ -109,35 +107,18 @@ export async function writeDues(
   const { rows, reminders, events } = due;
   if (rows.length === 0) return rows;
   deferred?.add(rows);
-  if (isPostgres(trx)) {
-    // One statement (one round trip) for every row and the totals: one due's as VALUES (a
-    // single create, each shape a prepared statement), many dues' as one JSON value per table.
-    const writes =
-      rows.length === 1
-        ? [
-            insertRowsQuery(trx, 'transactions', rows.map(storedColumns)),
-            insertRowsQuery(trx, 'reminders', reminders),
-            insertRowsQuery(trx, 'events', events),
-          ]
-        : [
-            insertJsonQuery('transactions', rows, DUE_NOT_STORED),
-            insertJsonQuery('reminders', reminders),
-            insertJsonQuery('events', events),
-          ];
-    const sent = writes.filter((q) => q !== undefined);
-    if (deferred) await insertDueTogether(trx, sent.slice(0, -1), sent.at(-1) as CompiledQuery);
-    else await insertDueTogether(trx, sent, aggregates.pendingDuesQuery(business.id, dueSums(rows)));
-    return rows;
-  }
-  // Each table's rows through one prepared single-row INSERT run per row on SQLite (insertEach:
-  // its fastest way in, bench/bulk-floor.ts).
-  await insertEach(trx, 'transactions', rows, DUE_NOT_STORED);
-  await insertEach(trx, 'reminders', reminders);
-  await insertEach(trx, 'events', events);
+  // The rows, then the totals (issue 26: last, so the totals row is locked from there to the
+  // COMMIT); on PostgreSQL all of it one statement.
+  await writeRows(
+    trx,
+    [
+      { table: 'transactions', rows, omit: DUE_NOT_STORED },
+      { table: 'reminders', rows: reminders },
+      { table: 'events', rows: events },
+    ],
+    deferred ? undefined : { businessId: business.id, deltas: aggregates.pendingDuesDeltas(dueSums(rows)) },
+  );
   await signalOutbox(trx);
-  // Last (issue 26): the totals row is locked from here to the COMMIT on PostgreSQL; SQLite keeps
-  // the same order.
-  if (!deferred) await aggregates.addPendingDues(trx, business.id, dueSums(rows));
   return rows;
 }
 
@@ -147,26 +128,6 @@ function dueSums(rows: readonly TransactionView[]) {
 
 /** The keys of a TransactionView that are the contact's, not columns of transactions. */
 const DUE_NOT_STORED = ['contact_name', 'contact_phone'] as const;
-
-function storedColumns({ contact_name: _n, contact_phone: _p, ...stored }: TransactionView) {
-  return stored;
-}
-
-/**
- * PostgreSQL (issue 26): new dues' rows, reminders and events (`writes`, in that order) and `last`
- * (their totals) in ONE statement (one round trip instead of four), the same rows and deltas as
- * insertDues' steps. The totals are the last part, and their row is held for this statement and
- * the COMMIT. Being one statement, it is atomic without a transaction:
- * TransactionService.createAlone sends it so (with nothing else written: keep it one statement).
- */
-async function insertDueTogether(trx: Executor, writes: readonly (CompiledQuery | undefined)[], last: CompiledQuery) {
-  await writeTogether(
-    trx,
-    writes.filter((q) => q !== undefined),
-    last,
-  );
-  await signalOutbox(trx);
-}
 
 /** One transaction.created per new due, as of `now`. */
 function createdEvents(business: BusinessRow, rows: readonly TransactionView[], now: Date) {
@@ -185,8 +146,8 @@ function createdEvents(business: BusinessRow, rows: readonly TransactionView[], 
  * row's contact_id is the contact's id only while the contact is still the business's with the
  * name and phone the due is written with (they go into the answer and the event) and holds no
  * credit, else NULL, which the column refuses: the whole statement fails and writes nothing
- * (isContactChanged), and the caller reads the contact again. Sent without a transaction, as one
- * statement.
+ * (answered null), and the caller reads the contact again. Sent without a transaction, as one
+ * statement (db/postgres/due-for-contact.ts).
  *
  * The contact's row is locked (FOR UPDATE) by that check, before the due is written: a receipt of
  * the contact holding the lock is waited for, and the check is made again on the row it left
@@ -199,64 +160,23 @@ export async function insertDueForContact(
   business: BusinessRow,
   due: NewDue,
   now: Date,
-): Promise<TransactionView> {
+): Promise<TransactionView | null> {
   const { rows, reminders, events } = prepareDues(business, [due], now);
   const row = rows[0] as TransactionView;
-  await insertDueTogether(
+  const outcome = await writeDueForContact(
     db,
-    [dueForContactQuery(db, row), insertRowsQuery(db, 'reminders', reminders), insertRowsQuery(db, 'events', events)],
-    aggregates.pendingDuesQuery(business.id, dueSums(rows)),
+    row,
+    DUE_NOT_STORED,
+    [
+      { table: 'reminders', rows: reminders },
+      { table: 'events', rows: events },
+    ],
+    { businessId: business.id, deltas: aggregates.pendingDuesDeltas(dueSums(rows)) },
   );
+  if (outcome === 'contact changed') return null;
+  await signalOutbox(db);
   return row;
 }
-
-/** Whether `error` is insertDueForContact's statement refusing a contact that changed (or is not the business's). */
-export function isContactChanged(error: unknown): boolean {
-  const e = error as { code?: unknown; table?: unknown; column?: unknown } | null;
-  return e?.code === '23502' && e.table === 'transactions' && e.column === 'contact_id';
-}
-
-/** Every stored column of a due (TransactionView without the contact's name and phone). */
-const STORED_COLUMNS: Record<keyof Omit<TransactionView, 'contact_name' | 'contact_phone'>, true> = {
-  id: true,
-  business_id: true,
-  contact_id: true,
-  amount_paise: true,
-  currency: true,
-  status: true,
-  open: true,
-  direction: true,
-  due_date: true,
-  paid_at: true,
-  utr: true,
-  payment_method: true,
-  invoice_number: true,
-  notes: true,
-  reminder_count: true,
-  claim_count: true,
-  pay_token: true,
-  created_at: true,
-  updated_at: true,
-  amount_paid_paise: true,
-  amount_adjusted_paise: true,
-  deleted_at: true,
-  series_id: true,
-  recurrence: true,
-  recurs_next: true,
-  reminders_paused: true,
-  promise_date: true,
-  promise_made_at: true,
-  payment_reference: true,
-};
-
-const dueForContactQuery = precompiledQuery<Record<keyof TransactionView, unknown>>((db, arg) =>
-  db.insertInto('transactions').values({
-    ...Object.fromEntries(Object.keys(STORED_COLUMNS).map((column) => [column, arg(column as keyof TransactionView)])),
-    contact_id: sql`(select c.id from contacts c where c.id = ${arg('contact_id')} and c.business_id = ${arg('business_id')}
-      and c.name = ${arg('contact_name')} and c.phone is not distinct from ${arg('contact_phone')}
-      and c.credit_paise = 0 for update)`,
-  } as never),
-);
 
 /** A new due's row as of `now` (`at` is its text, made once for a batch). */
 function newDueRow(business: BusinessRow, due: NewDue, now: Date, at: string): TransactionView {

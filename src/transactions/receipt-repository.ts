@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { exactTime, insertRows, isPostgres } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
+import { exactTime, insertRows } from '../db/precompiled.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 
@@ -22,7 +23,7 @@ export function findReceipt(db: Executor, businessId: string, id: string, lock =
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', id)
-    .$if(lock && isPostgres(db), (q) => q.forUpdate())
+    .$if(lock, (q) => q.$call(lockedRows(db)))
     .executeTakeFirst();
 }
 
@@ -98,7 +99,7 @@ export function lockCreditReceipts(db: Executor, contactId: string) {
     .where('credit_paise', '>', 0)
     .orderBy('created_at')
     .orderBy('id')
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .execute();
 }
 
@@ -109,7 +110,7 @@ export function lockContact(db: Executor, businessId: string, contactId: string)
     .selectAll()
     .where('business_id', '=', businessId)
     .where('id', '=', contactId)
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .executeTakeFirst();
 }
 
@@ -127,7 +128,7 @@ export function lockContacts(db: Executor, businessId: string, contactIds: reado
     .where('business_id', '=', businessId)
     .where('id', 'in', contactIds)
     .orderBy('id')
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .execute();
 }
 

@@ -9,7 +9,8 @@ import {
 } from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { exactTime, insertRows, isPostgres, offIndex, precompiled } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
+import { exactTime, insertRows, offIndex, precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 import { sequenceJson } from '../reminder-schedule/steps.js';
@@ -91,7 +92,7 @@ export async function lockTransaction(
   return withContact(db)
     .where('transactions.business_id', '=', businessId)
     .where('transactions.id', '=', id)
-    .$if(isPostgres(db), (q) => q.forUpdate('transactions'))
+    .$call(lockedRows(db, { of: 'transactions' }))
     .executeTakeFirst();
 }
 
@@ -107,7 +108,7 @@ function lockContactOfDue(db: Executor, businessId: string, id: string) {
         .where('transactions.business_id', '=', businessId)
         .where('transactions.id', '=', id),
     )
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .executeTakeFirst();
 }
 
@@ -632,7 +633,7 @@ export function lockOpenDuesOfContact(
     .orderBy('transactions.created_at')
     .orderBy('transactions.id')
     .limit(limit)
-    .$if(isPostgres(db), (q) => q.forUpdate('transactions'))
+    .$call(lockedRows(db, { of: 'transactions' }))
     .execute();
 }
 
@@ -646,6 +647,6 @@ export function lockTransactions(db: Executor, businessId: string, ids: readonly
     .where('transactions.business_id', '=', businessId)
     .where('transactions.id', 'in', ids)
     .orderBy('transactions.id')
-    .$if(isPostgres(db), (q) => q.forUpdate('transactions'))
+    .$call(lockedRows(db, { of: 'transactions' }))
     .execute();
 }

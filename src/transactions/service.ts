@@ -4,7 +4,7 @@ import { rarestFirst } from '../contacts/name-terms.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, type LongReads, parsePhone } from '../contacts/service.js';
-import { isPostgres } from '../db/precompiled.js';
+import { writesDueAlone } from '../db/port.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
@@ -19,7 +19,6 @@ import { openDue } from './live-due.js';
 import {
   DeferredTotals,
   insertDueForContact,
-  isContactChanged,
   type NewDue,
   type PreparedDues,
   prepareDues,
@@ -99,7 +98,7 @@ export class TransactionService {
       input.contact_id !== undefined &&
       input.contact_phone === undefined &&
       input.recurrence == null &&
-      isPostgres(this.deps.db)
+      writesDueAlone(this.deps.db)
     ) {
       const created = this.createAlone(business, input, input.contact_id);
       return idem ? created.then((result) => ({ ...idem.respond(result), replayed: false })) : created;
@@ -133,23 +132,27 @@ export class TransactionService {
         // Holding credit: the new due is settled from it, which the one statement cannot do.
         if (Number(contact.credit_paise) > 0) break;
       }
+      let transaction: repo.TransactionView | null;
       try {
-        const transaction = await insertDueForContact(
+        transaction = await insertDueForContact(
           this.deps.db,
           business,
           this.newDue(input, contact),
           this.deps.clock.now(),
         );
+      } catch (error) {
+        this.#contacts.delete(key);
+        throw error;
+      }
+      if (transaction) {
         if (!this.#contacts.has(key)) {
           if (this.#contacts.size >= CONTACTS_KEPT) this.#contacts.clear();
           this.#contacts.set(key, contact);
         }
         return { transaction, contactCreated: false };
-      } catch (error) {
-        this.#contacts.delete(key);
-        if (!isContactChanged(error)) throw error;
-        contact = undefined;
       }
+      this.#contacts.delete(key);
+      contact = undefined;
     }
     // Changed between our read and our write twice running, or holding credit: created as any
     // other create is (the contact locked and read, then the write, in one transaction), never

@@ -1,4 +1,4 @@
-import { isPostgres } from '../db/precompiled.js';
+import { lockRowsNow } from '../db/port.js';
 import type { Executor, WebhookEndpointTable } from '../db/schema.js';
 
 /** Webhook endpoints: the rows the API manages, and the failure count the dispatcher keeps on them. */
@@ -57,9 +57,7 @@ export function softDeleteEndpoint(db: Executor, businessId: string, id: string,
  * outcomes for one endpoint queue up instead of deadlocking.
  */
 export async function lockEndpoint(db: Executor, id: string) {
-  // SQLite has one writer: the transaction holds every row already.
-  if (!isPostgres(db)) return;
-  await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+  await lockRowsNow(db, db.selectFrom('webhook_endpoints').select('id').where('id', '=', id));
 }
 
 /**
@@ -69,8 +67,7 @@ export async function lockEndpoint(db: Executor, id: string) {
  * holding nothing yet (PostgreSQL; SQLite has one writer).
  */
 export async function lockEndpointForQueueing(db: Executor, id: string) {
-  if (!isPostgres(db)) return;
-  await db.selectFrom('webhook_endpoints').select('id').where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  await lockRowsNow(db, db.selectFrom('webhook_endpoints').select('id').where('id', '=', id), { noKey: true });
 }
 
 /** The test operation touches only last_triggered_at: a sample says nothing about real deliveries. */

@@ -1,4 +1,5 @@
-import { insertRows, isPostgres } from '../db/precompiled.js';
+import { lockedRows } from '../db/port.js';
+import { insertRows } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 import type { DeliveryRow } from './delivery-repository.js';
 
@@ -13,7 +14,7 @@ export function claimEvents(db: Executor, limit: number) {
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit)
-    .$if(isPostgres(db), (q) => q.forUpdate().skipLocked())
+    .$call(lockedRows(db, { skipLocked: true }))
     .execute();
 }
 
@@ -71,7 +72,7 @@ export async function claimDeliveries(
     )
     .orderBy('d.next_attempt_at')
     .limit(opts.limit)
-    .$if(isPostgres(db), (q) => q.forUpdate('d').skipLocked())
+    .$call(lockedRows(db, { of: 'd', skipLocked: true }))
     .execute();
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return [];
@@ -119,7 +120,7 @@ export function findLeasedMany(db: Executor, ids: string[]) {
     .select(['id', 'attempts', 'requeue', 'lease_id'])
     .where('id', 'in', ids)
     .orderBy('id')
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .execute();
 }
 
@@ -185,7 +186,7 @@ export async function requeueEventsOf(db: Executor, endpointId: string, eventIds
     .where('endpoint_id', '=', endpointId)
     .where('event_id', 'in', eventIds)
     .orderBy('id')
-    .$if(isPostgres(db), (q) => q.forUpdate())
+    .$call(lockedRows(db))
     .execute();
   if (rows.length === 0) return;
   await db

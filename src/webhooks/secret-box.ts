@@ -114,15 +114,16 @@ const KEY_SETTING = 'webhook_secret_key';
 export async function resolveSecretKeys(opts: {
   encryptionKeys: readonly string[];
   db: Db;
-  storeKind: 'sqlite' | 'postgres';
+  /** the store is a database server (Store.server): its backups leave this machine */
+  serverStore: boolean;
   dataDir: string;
 }): Promise<{ keys: Buffer[]; openOnly: Buffer[]; configured: boolean }> {
   if (opts.encryptionKeys.length > 0) {
     const keys = opts.encryptionKeys.map((k) => Buffer.from(k, 'hex'));
-    const legacy = opts.storeKind === 'postgres' ? await legacyDatabaseKey(opts.db) : undefined;
+    const legacy = opts.serverStore ? await legacyDatabaseKey(opts.db) : undefined;
     return { keys, openOnly: legacy ? [legacy] : [], configured: true };
   }
-  if (opts.storeKind === 'postgres') throw new Error('ENCRYPTION_KEY is required on PostgreSQL');
+  if (opts.serverStore) throw new Error('ENCRYPTION_KEY is required on PostgreSQL');
   const file = path.join(opts.dataDir, KEY_FILE);
   // Written whole to a private temporary file, then linked into place: a process starting at the
   // same moment either wins the link or reads the winner's complete key, never half a file.

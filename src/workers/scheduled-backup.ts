@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { BackupResult } from '../db/sqlite/backup.js';
+import type { BackupResult } from '../db/store.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Clock } from '../lib/clock.js';
 import type { Job } from './runner.js';

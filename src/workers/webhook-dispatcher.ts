@@ -34,6 +34,7 @@ export function webhookDispatcherJob(
         ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
         onOutcome: (outcome) => deps.metrics.webhookDeliveries.inc({ outcome }),
       }),
-    subscribe: (wake) => onOutboxSignal(wake, { pool: deps.store.pgPool, ...(deps.logger && { logger: deps.logger }) }),
+    subscribe: (wake) =>
+      onOutboxSignal(wake, { listen: deps.store.listen, ...(deps.logger && { logger: deps.logger }) }),
   };
 }

@@ -15,8 +15,8 @@ export default {
         'the store is PostgreSQL: restore a pg_dump backup with pg_restore, e.g. pg_restore --no-owner --dbname "$DATABASE_URL" receivables.dump (see docs/operations.md)',
       );
     }
-    const { restoreSqlite } = await import('../../db/sqlite/restore.js');
-    const result = restoreSqlite(config.dataDir, from, new Date());
+    const { restoreSqliteStore } = await import('../../db/restore.js');
+    const result = await restoreSqliteStore(config.dataDir, from, new Date());
     return {
       json: { restored: result },
       text: [

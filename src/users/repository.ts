@@ -51,3 +51,8 @@ export async function deleteUser(db: Executor, businessId: string, id: string, n
     .execute();
   await db.deleteFrom('users').where('id', '=', id).where('business_id', '=', businessId).execute();
 }
+
+/** The business's country (phones are parsed with it), or undefined for no such business. */
+export function businessCountry(db: Executor, businessId: string) {
+  return db.selectFrom('businesses').select('country').where('id', '=', businessId).executeTakeFirst();
+}

@@ -1,4 +1,3 @@
-import { findBusiness, lockBusiness } from '../businesses/repository.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Role } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -30,7 +29,7 @@ export class UserService {
   }
 
   async add(businessId: string, input: AddUserInput): Promise<repo.UserRow> {
-    const business = await findBusiness(this.deps.db, businessId);
+    const business = await repo.businessCountry(this.deps.db, businessId);
     if (!business) throw errors.notFound('business');
     const name = input.name.trim();
     if (name.length < 2 || name.length > 120 || !isCleanText(name)) {
@@ -64,7 +63,7 @@ export class UserService {
   /** Removes a staff user and ends their sessions; the owner stays. */
   async remove(businessId: string, id: string): Promise<repo.UserRow> {
     return this.deps.db.transaction().execute(async (trx) => {
-      if (!(await lockBusiness(trx, businessId))) throw errors.notFound('business');
+      if (!(await repo.businessCountry(trx, businessId))) throw errors.notFound('business');
       const user = isUuid(id) ? await repo.findUser(trx, businessId, id.toLowerCase()) : undefined;
       if (!user) throw errors.notFound('user');
       if (user.role === 'owner') throw errors.conflict('the owner cannot be removed', 'user');

@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './helpers/chromium.js';
+import { lastCode, loginLink } from './helpers/dashboard.js';
+import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { addStaff } from './helpers/staff.js';
+
+/**
+ * Staff in Debian's Chromium (playwright-core): a collector signs in with a code sent to their own
+ * phone and sees only their buyers, and the owner's Staff page, at 360x740, in English and Hindi,
+ * with axe-core. Screenshots under test-artifacts/staff.
+ */
+const ARTIFACTS = path.resolve('test-artifacts', 'staff', STORE);
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PHONE = { width: 360, height: 740 };
+
+let h: Harness;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  h = await startHarness({ now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } });
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+async function phonePage(locale: string): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: PHONE,
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    locale,
+  });
+  return context.newPage();
+}
+
+async function expectAccessible(page: Page, name: string) {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate<Array<{ id: string; impact: string | null }>>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
+  );
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(PHONE.width);
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  expect(existsSync(file)).toBe(true);
+}
+
+/** A business with two buyers, one of them assigned to a collector. */
+async function seed(language: 'en' | 'hi') {
+  const biz = await h.newBusiness({ name: language === 'hi' ? 'शर्मा एंड संस' : 'Sharma & Sons', language });
+  const collector = await addStaff(h, biz, 'collector', language === 'hi' ? 'रमेश वसूली' : 'Ramesh Collector');
+  await addStaff(h, biz, 'viewer', 'CA Gupta');
+  const mine = await biz.post('/v1/transactions', {
+    contact_name: 'Ravi Kumar',
+    contact_phone: '98765 11111',
+    amount_paise: 450_000,
+    due_date: '2026-03-20',
+  });
+  await biz.post('/v1/transactions', { contact_name: 'Meena Stores', amount_paise: 120_000, due_date: '2026-03-02' });
+  await biz.patch(`/v1/contacts/${mine.body.data.contact_id}`, { assigned_to: collector.id });
+  return { biz, collector, contactId: mine.body.data.contact_id as string };
+}
+
+describe('a collector on a phone', () => {
+  it('signs in with the code sent to their own phone and sees only their buyers (English)', async () => {
+    const { collector, contactId } = await seed('en');
+    const page = await phonePage('en-IN');
+    await page.goto(`${base}/dashboard`);
+    expect(page.url()).toBe(`${base}/dashboard/login`);
+    await expectAccessible(page, 'en-sign-in');
+    await page.getByLabel('Your phone number').fill(collector.phone);
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Send code' }).click()]);
+    await page.getByLabel('6-digit code').fill(lastCode(h, collector.phone));
+    // Home is the business's totals: a collector lands on their buyers instead.
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/contacts`),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+    const list = await page.textContent('main');
+    expect(list).toContain('Ravi Kumar');
+    expect(list).not.toContain('Meena Stores');
+    expect(await page.textContent('header')).toContain('Ramesh Collector');
+    expect(await page.locator('nav a[href="/dashboard/settings"]').count()).toBe(0);
+    await expectAccessible(page, 'en-collector-buyers');
+
+    await page.getByRole('link', { name: 'Ravi Kumar' }).first().click();
+    await page.waitForURL(`${base}/dashboard/contacts/${contactId}`);
+    expect(await page.getByText('Received money').count()).toBeGreaterThan(0);
+    expect(await page.locator(`form[action="/dashboard/contacts/${contactId}/edit"]`).count()).toBe(0);
+    await expectAccessible(page, 'en-collector-buyer');
+    await page.context().close();
+  });
+
+  it('sees their buyers in Hindi', async () => {
+    const { biz, collector } = await seed('hi');
+    const page = await phonePage('hi-IN');
+    await page.goto(new URL(await loginLink(h, biz.business.id, collector.id)).pathname.replace(/^/, base));
+    await page.waitForURL(`${base}/dashboard/contacts`);
+    expect(await page.getAttribute('html', 'lang')).toBe('hi');
+    expect(await page.textContent('nav')).toContain('ग्राहक');
+    expect(await page.textContent('header')).toContain('रमेश वसूली');
+    expect(await page.textContent('main')).not.toContain('Meena Stores');
+    await expectAccessible(page, 'hi-collector-buyers');
+    await page.context().close();
+  });
+});
+
+describe("the owner's Staff page on a phone", () => {
+  for (const language of ['en', 'hi'] as const) {
+    it(`adds a person (${language})`, async () => {
+      const { biz } = await seed(language);
+      const page = await phonePage(language === 'hi' ? 'hi-IN' : 'en-IN');
+      await page.goto(`${base}${new URL(await loginLink(h, biz.business.id)).pathname}`);
+      await page.goto(`${base}/dashboard/users`);
+      await expectAccessible(page, `${language}-staff`);
+      const t =
+        language === 'hi'
+          ? { add: 'व्यक्ति जोड़ें', name: 'नाम', phone: 'फ़ोन नंबर' }
+          : { add: 'Add a person', name: 'Name', phone: 'Phone number' };
+      await page.getByLabel(t.name, { exact: true }).fill('Sunita');
+      await page.getByLabel(t.phone, { exact: true }).fill('98765 33333');
+      await Promise.all([page.waitForURL(/ok=user_added/), page.getByRole('button', { name: t.add }).click()]);
+      expect(await page.textContent('main')).toContain('Sunita');
+      await expectAccessible(page, `${language}-staff-added`);
+      const users = (await biz.get('/v1/users')).body.data as Array<{ name: string; role: string }>;
+      expect(users.map((u) => [u.name, u.role])).toContainEqual(['Sunita', 'collector']);
+      await page.context().close();
+    });
+  }
+});

@@ -30,7 +30,7 @@ const CASES = [
 
 const WORDS = {
   en: { total: 'Total to pay', pay: 'Pay ₹7,500.50 with a UPI app', claimed: 'You told us you paid ₹1,500.00' },
-  hi: { total: 'कुल बाकी', pay: 'UPI ऐप से ₹7,500.50 दें', claimed: 'आपने बताया कि' },
+  hi: { total: 'कुल बकाया', pay: 'UPI ऐप से ₹7,500.50 दें', claimed: 'आपने बताया कि' },
 } as const;
 
 let h: Harness;

@@ -77,12 +77,19 @@ export async function seedPages(
   );
   await biz.post('/v1/webhooks', { url: 'https://hooks.example.com/khata', events: ['contact.created'] });
   const contact = await biz.get(`/v1/contacts/${first.contact_id}`);
+  // Every buyer's account reference: the account page and the ledger show them.
+  const contacts = (await biz.get('/v1/contacts?limit=100')).body.data as { payment_reference: string | null }[];
   return {
     biz,
     client: await signInByLink(h, biz.business.id),
     dueId: third.id,
     payPath: new URL(second.pay_page_url).pathname,
     accountPath: new URL(contact.body.data.account_url ?? 'http://x/a/none').pathname,
-    data: [names.business, 'sharma.sons@okicici', ...dues.map((d) => d.payment_reference as string)],
+    data: [
+      names.business,
+      'sharma.sons@okicici',
+      ...dues.map((d) => d.payment_reference as string),
+      ...contacts.flatMap((c) => (c.payment_reference === null ? [] : [c.payment_reference])),
+    ],
   };
 }

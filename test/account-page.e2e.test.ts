@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './helpers/chromium.js';
+import { AXE_SOURCE, DESKTOP, launchChromium, PHONE } from './helpers/chromium.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
 /**
@@ -14,10 +13,7 @@ import { type Harness, STORE, startHarness } from './helpers/harness.js';
  * test-artifacts/account-page.
  */
 const ARTIFACTS = path.resolve('test-artifacts', 'account-page', STORE);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-const PHONE = { width: 360, height: 740 };
-const DESKTOP = { width: 1280, height: 800 };
 /** [label, viewport, language, JavaScript]: axe-core needs JavaScript; the page itself does not. */
 const CASES = [
   ['phone', PHONE, 'en', true],

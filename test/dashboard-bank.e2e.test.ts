@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './helpers/chromium.js';
+import { AXE_SOURCE, launchChromium, PAGE_CASES } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
@@ -16,19 +15,9 @@ import { type Harness, STORE, startHarness } from './helpers/harness.js';
  * every state, screenshots under test-artifacts/dashboard-bank.
  */
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard-bank', STORE);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HDFC = readFileSync(new URL('./fixtures/bank/hdfc.csv', import.meta.url));
 
-const PHONE = { width: 360, height: 740 };
-const DESKTOP = { width: 1280, height: 800 };
-/** [label, viewport, language, JavaScript]: axe-core needs JavaScript; the page itself does not. */
-const CASES = [
-  ['phone', PHONE, 'en', true],
-  ['phone', PHONE, 'hi', true],
-  ['desktop', DESKTOP, 'en', true],
-  ['desktop', DESKTOP, 'hi', true],
-  ['phone-nojs', PHONE, 'en', false],
-] as const;
+const CASES = PAGE_CASES;
 
 /** What the owner reads and taps, in each language. */
 const WORDS = {

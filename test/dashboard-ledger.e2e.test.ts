@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translator } from '../src/i18n/index.js';
-import { launchChromium } from './helpers/chromium.js';
+import { AXE_SOURCE, launchChromium, PAGE_CASES } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
@@ -15,17 +14,7 @@ import { type Harness, STORE, startHarness } from './helpers/harness.js';
  * axe-core on every page it passes through; screenshots under test-artifacts/dashboard-ledger.
  */
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard-ledger', STORE);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PHONE = { width: 360, height: 740 };
-const DESKTOP = { width: 1280, height: 800 };
-/** [label, viewport, language, JavaScript]: axe-core needs JavaScript; the pages themselves do not. */
-const CASES = [
-  ['phone', PHONE, 'en', true],
-  ['phone', PHONE, 'hi', true],
-  ['desktop', DESKTOP, 'en', true],
-  ['desktop', DESKTOP, 'hi', true],
-  ['phone-nojs', PHONE, 'en', false],
-] as const;
+const CASES = PAGE_CASES;
 
 let h: Harness;
 let browser: Browser | undefined;

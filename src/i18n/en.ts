@@ -376,6 +376,18 @@ export const en = {
   'statement.balance': 'Balance',
   'statement.opening': 'Opening balance',
   'statement.closing': 'Closing balance',
+  'merge.title': 'Merge with another buyer',
+  'merge.help':
+    'When one person is on your list twice (a typo made a second buyer), choose the other one: all of their dues, payments, claims and messages move to {name}, and they are removed from your buyers.',
+  'merge.find': 'Find buyer',
+  'merge.choose': 'Choose the other buyer',
+  'merge.none': 'No other buyer matches.',
+  'merge.confirm_title': 'Merge these two buyers?',
+  'merge.confirm_text':
+    '{merged} will be merged into {kept}: {dues} dues, {receipts} payments, {claims} claims, {replies} messages and {credits} bank entries move to {kept}, and {merged} is removed from your buyers. {kept} after the merge: {balance}.',
+  'merge.button': 'Yes, merge them',
+  'merge.done': 'The two buyers are now one.',
+  'refusal.merge_id': '{message}',
   'reverse.title': 'Reverse this payment?',
   'reverse.text': 'The payment of {amount} received on {date} will be taken back: the dues it paid are open again.',
   'reverse.reason': 'Why (for example: cheque bounced)',

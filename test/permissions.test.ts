@@ -150,6 +150,11 @@ const DASHBOARD: Record<Action, (w: World) => Request> = {
     url: `/dashboard/contacts/${w.contactB}/assign`,
     form: { assigned_to: w.users.collector.id },
   }),
+  'contacts.merge': (w) => ({
+    method: 'POST',
+    url: `/dashboard/contacts/${w.contactA}/merge`,
+    form: { merge_id: w.contactB },
+  }),
   import: () => ({
     method: 'POST',
     url: '/dashboard/import',

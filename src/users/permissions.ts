@@ -38,6 +38,8 @@ export const PERMISSIONS = {
   'contacts.edit': BOOKKEEPERS,
   /** assign a buyer to a user (a collector then sees and acts on them) */
   'contacts.assign': BOOKKEEPERS,
+  /** merge two buyers that are one person (everything of one moves to the other) */
+  'contacts.merge': BOOKKEEPERS,
   import: BOOKKEEPERS,
   /** bank statements and their credits */
   'bank.read': READERS,

@@ -49,7 +49,13 @@ export function overdueDays(oldestOpenDue: string | null | undefined, today: str
 }
 
 /** A buyer's line in a list: the name to tap, what they owe and since how long. */
-export function buyerItem(v: View, contact: ContactRow, today: string, assignee?: string): Markup {
+export function buyerItem(
+  v: View,
+  contact: ContactRow,
+  today: string,
+  href = `/dashboard/contacts/${contact.id}`,
+  assignee?: string,
+): Markup {
   const { t } = v;
   const days = overdueDays(contact.oldest_open_due, today);
   const balance = Number(contact.balance_paise);
@@ -57,7 +63,7 @@ export function buyerItem(v: View, contact: ContactRow, today: string, assignee?
     days > 0 ? t('ledger.overdue_days', { days }) : '',
     assignee ? t('contacts.assignee', { name: assignee }) : '',
   ].filter(Boolean);
-  return html`<li><span><a href="/dashboard/contacts/${contact.id}">${contact.name}</a>${
+  return html`<li><span><a href="${href}">${contact.name}</a>${
     notes.length > 0 ? html`<br><span class="muted">${notes.join(' · ')}</span>` : ''
   }</span><span class="end${balance > 0 ? ' owed' : ''}">${balance < 0 ? t('ledger.advance', { amount: v.money(-balance) }) : v.money(balance)}</span></li>`;
 }
@@ -90,7 +96,13 @@ export function renderContactList(
     d.items.length === 0
       ? html`<p>${t('contacts.none')}</p>`
       : html`<ul class="list">${d.items.map(({ contact }) =>
-          buyerItem(v, contact, d.today, contact.assigned_to ? d.assignees.get(contact.assigned_to) : undefined),
+          buyerItem(
+            v,
+            contact,
+            d.today,
+            undefined,
+            contact.assigned_to ? d.assignees.get(contact.assigned_to) : undefined,
+          ),
         )}</ul>`
   }
 ${d.pages > 1 ? pager(v, '/dashboard/contacts', { q: d.q, sort: d.sort }, d.page, d.pages) : ''}

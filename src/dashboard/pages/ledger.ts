@@ -12,7 +12,7 @@ import type { View } from './view.js';
 export const LEDGER_ENTRIES = 50;
 
 /** The buyer page's forms, each folded under its name; the one whose input was refused opens. */
-export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit' | 'assign';
+export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit' | 'assign' | 'merge';
 
 export interface LedgerData {
   contact: ContactRow;
@@ -154,6 +154,11 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
   )}</select>
 <div class="actions"><button type="submit">${t('ledger.assign_save')}</button></div></form>`;
 
+  const merge = html`<form method="get" action="${base}/merge" role="search">
+<p class="muted">${t('merge.help', { name: contact.name })}</p>
+<label for="merge-q">${t('contacts.search')}</label><input id="merge-q" name="q" type="search" maxlength="120">
+<div class="actions"><button type="submit">${t('merge.find')}</button></div></form>`;
+
   const body = html`<h1>${contact.name}</h1>
 <section class="card" aria-labelledby="balance-h"><h2 id="balance-h" class="balance${balance > 0 ? ' owed' : ''}">${balanceText(v, balance)}</h2>
 <p class="muted">${[
@@ -172,6 +177,7 @@ ${fold(d, 'share', t('ledger.share'), share)}
 ${fold(d, 'statement', t('ledger.statement'), statement)}
 ${v.may('contacts.edit') ? fold(d, 'edit', t('ledger.edit'), edit) : ''}
 ${v.may('contacts.assign') ? fold(d, 'assign', t('ledger.assign'), assign) : ''}
+${v.may('contacts.merge') ? fold(d, 'merge', t('merge.title'), merge) : ''}
 <section class="card" aria-labelledby="entries-h"><h2 id="entries-h">${t('ledger.entries')}</h2>
 <p class="muted">${t('ledger.period', { from: v.date(d.statement.from), to: v.date(d.statement.to) })}</p>${
     shown.length === 0

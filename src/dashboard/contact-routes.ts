@@ -1,3 +1,4 @@
+import { listAuditEntries } from '../audit/read.js';
 import { ChannelError } from '../channels/channel.js';
 import { accountUrl } from '../contacts/presenter.js';
 import { AppError, errors } from '../errors.js';
@@ -12,6 +13,7 @@ import { checkId, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { formError } from './errors.js';
 import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
+import { HISTORY_SHOWN } from './pages/audit.js';
 import { renderConfirm } from './pages/confirm.js';
 import {
   CONTACT_SORTS,
@@ -48,9 +50,15 @@ export async function contactRoutes(app: App) {
   ) => {
     const today = transactions.today(v.business);
     const { contact, standing } = await contacts.get(v.business, id, today);
-    const [s, replies, people] = await Promise.all([
+    const [s, replies, history, people] = await Promise.all([
       statements.get(v.business, id, {}),
       contacts.replies(v.business, id, REPLIES_SHOWN),
+      // one more than is shown: whether the whole history has more
+      listAuditEntries(app.deps.store.db, v.business.id, {
+        entity: 'contact',
+        entityId: contact.id,
+        limit: HISTORY_SHOWN + 1,
+      }),
       // who may be chosen in "Assigned to"; others are shown only who holds the buyer
       v.may('contacts.assign')
         ? users.list(v.business.id)
@@ -74,6 +82,7 @@ export async function contactRoutes(app: App) {
         overdueDays: overdueDays(contact.oldest_open_due, today),
         statement: { from: s.from, to: s.to, ...s.statement },
         replies,
+        history,
         users: people.map((u) => ({ id: u.id, name: u.name })),
         accountUrl: url,
         // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.

@@ -1,3 +1,4 @@
+import { listAuditEntries } from '../audit/read.js';
 import { ChannelError } from '../channels/channel.js';
 import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
@@ -17,6 +18,7 @@ import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './com
 import { formError } from './errors.js';
 import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
+import { HISTORY_SHOWN } from './pages/audit.js';
 import { renderConfirm } from './pages/confirm.js';
 import {
   DUE_STATUSES,
@@ -49,9 +51,15 @@ export async function duesRoutes(app: App) {
 
   const detail = async (v: View, id: string): Promise<DueDetail> => {
     const { due: row, reminders: steps } = await transactions.getWithReminders(v.business, id);
-    const [payments, claims] = await Promise.all([
+    const [payments, claims, history] = await Promise.all([
       transactions.listPayments(v.business, id),
       services.claims.list(v.business, { transactionId: id }),
+      // one more than is shown: whether the whole history has more
+      listAuditEntries(app.deps.store.db, v.business.id, {
+        entity: 'transaction',
+        entityId: row.id,
+        limit: HISTORY_SHOWN + 1,
+      }),
     ]);
     const today = transactions.today(v.business);
     const payUrl = payPageUrl(config.publicBaseUrl, row.pay_token);
@@ -83,6 +91,7 @@ export async function duesRoutes(app: App) {
       // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.
       whatsappUrl: `https://wa.me/${row.contact_phone ?? ''}?text=${encodeURIComponent(message)}`,
       steps,
+      history,
       promiseDate: row.promise_date,
       promiseKept: promiseKept(row, v.business.timezone, today),
       claims: claims.map((c) => ({

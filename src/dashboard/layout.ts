@@ -74,7 +74,16 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers' | 'users';
+export type Section =
+  | 'home'
+  | 'dues'
+  | 'contacts'
+  | 'bank'
+  | 'import'
+  | 'settings'
+  | 'developers'
+  | 'users'
+  | 'audit';
 
 export interface PageChrome {
   t: Translate;
@@ -101,6 +110,7 @@ const SECTIONS: Array<[Section, string, Parameters<Translate>[0]]> = [
   ['settings', '/dashboard/settings', 'nav.settings'],
   ['developers', '/dashboard/developers', 'nav.developers'],
   ['users', '/dashboard/users', 'nav.users'],
+  ['audit', '/dashboard/audit', 'nav.audit'],
 ];
 
 /** The hidden CSRF field every form of a signed-in page carries. */

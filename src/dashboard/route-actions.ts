@@ -78,6 +78,7 @@ export const ROUTE_ACTIONS: Record<string, RouteRule> = {
   'GET /dashboard/users': { action: 'users.read' },
   'POST /dashboard/users': { action: 'users.manage' },
   'POST /dashboard/users/:id/remove': { action: 'users.manage' },
+  'GET /dashboard/audit': { action: 'audit.read' },
 };
 
 const ruleKey = (method: string, url: string) =>

@@ -17,6 +17,7 @@ import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
 import { usersRoutes } from './users-routes.js';
+import { auditPageRoutes } from './audit-routes.js';
 
 type Query = Record<string, string | undefined>;
 
@@ -96,6 +97,7 @@ export async function signedInRoutes(app: App) {
   await app.register(importRoutes);
   await app.register(bankPageRoutes);
   await app.register(usersRoutes);
+  await app.register(auditPageRoutes);
 
   app.get<{ Querystring: Query }>('/settings', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);

@@ -10,6 +10,7 @@ import type { Role } from '../db/schema.js';
  * - collector: the buyers assigned to them only (SCOPED_ROLES): records receipts, sends
  *   reminders, adds dues; never deletes, never edits an amount, no settings.
  * - viewer: reads everything (the business's CA), changes nothing.
+ * - the owner alone reads the whole activity log (audit.read).
  */
 const ALL: readonly Role[] = ['owner', 'accountant', 'collector', 'viewer'];
 const READERS: readonly Role[] = ['owner', 'accountant', 'viewer'];
@@ -54,6 +55,11 @@ export const PERMISSIONS = {
   'webhooks.manage': OWNER,
   'users.read': READERS,
   'users.manage': OWNER,
+  /**
+   * the whole activity log (who changed what, every entity). A due's and a buyer's own History
+   * show on their pages to whoever may open them.
+   */
+  'audit.read': OWNER,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -1,7 +1,9 @@
+import type { AuditEntry } from '../../audit/read.js';
 import { html, type Markup } from '../../paypage/html.js';
 import { PAYMENT_METHODS } from '../../transactions/schema.js';
 import { isMessageKey, type Translate } from '../i18n.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
+import { historySection } from './audit.js';
 import { pager, statusBadge, type View } from './view.js';
 
 export const DUE_STATUSES = ['outstanding', 'overdue', 'pending', 'paid', 'all'] as const;
@@ -141,6 +143,8 @@ export interface DueDetail {
     /** what WhatsApp reported of a step that went out */
     delivery?: string | null;
   }>;
+  /** the due's audit entries, newest first (audit/read.ts) */
+  history: AuditEntry[];
   promiseDate: string | null;
   /** PRODUCT part 13: null until the promised day ends, then whether the due was paid in full by then */
   promiseKept: boolean | null;
@@ -265,6 +269,7 @@ ${
   d.paid === 0 && v.may('dues.delete')
     ? html`<section class="card"><a class="button danger" href="/dashboard/dues/${d.id}/delete">${t('due.delete')}</a></section>`
     : ''
-}`;
+}
+${historySection(v, d.history, v.may('audit.read') ? `/dashboard/audit?entity=transaction&id=${d.id}` : null)}`;
   return layout(v.chrome(`${d.contact_name}`, 'dues', flash), body);
 }

@@ -1,3 +1,4 @@
+import type { AuditEntry } from '../../audit/read.js';
 import type { ContactRow, ReplyRow } from '../../contacts/repository.js';
 import type { ContactStanding } from '../../contacts/service.js';
 import { html, type Markup } from '../../paypage/html.js';
@@ -5,6 +6,7 @@ import type { StatementEntry } from '../../statements/statement.js';
 import { PAYMENT_METHODS } from '../../transactions/schema.js';
 import { isMessageKey } from '../i18n.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
+import { historySection } from './audit.js';
 import { replyItem } from './contacts.js';
 import type { View } from './view.js';
 
@@ -23,6 +25,8 @@ export interface LedgerData {
   replies: ReplyRow[];
   /** the business's users: whom the buyer may be assigned to, and who holds them now */
   users: Array<{ id: string; name: string }>;
+  /** the buyer's audit entries, newest first (audit/read.ts) */
+  history: AuditEntry[];
   accountUrl: string | null;
   whatsappUrl: string | null;
   today: string;
@@ -195,6 +199,7 @@ ${v.may('contacts.merge') ? fold(d, 'merge', t('merge.title'), merge) : ''}
     d.replies.length === 0
       ? html`<p class="muted">${t('contact.no_replies')}</p>`
       : html`<ul class="list">${d.replies.map((r) => replyItem(v, r))}</ul>`
-  }</section>`;
+  }</section>
+${historySection(v, d.history, v.may('audit.read') ? `/dashboard/audit?entity=contact&id=${contact.id}` : null)}`;
   return layout(v.chrome(contact.name, 'contacts', flash), body);
 }

@@ -17,6 +17,7 @@ const SECTION_ACTIONS: ReadonlyArray<[Section, Action]> = [
   ['settings', 'settings.read'],
   ['developers', 'developers.read'],
   ['users', 'users.read'],
+  ['audit', 'audit.read'],
 ];
 
 /** What every signed-in page is rendered with: the business's words, money and time zone. */

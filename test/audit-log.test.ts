@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
 /** GET /v1/audit-log: who changed what, newest first, filtered by entity, from a time, page by page. */
@@ -75,6 +76,20 @@ describe('GET /v1/audit-log', () => {
       events: ['["transaction.created"]', null],
       active: [1, null],
     });
+  });
+
+  it('names the dashboard user who made a change', async () => {
+    const biz = await h.newBusiness();
+    const id = (await newHook(biz)).body.data.id as string;
+    const client = await signInByLink(h, biz.business.id);
+    const removed = await client.submit('/dashboard/developers', `/dashboard/developers/webhooks/${id}/delete`);
+    expect(removed.status).toBe(303);
+    const [entry] = (await auditLog(biz, '?limit=1')).data;
+    expect(entry).toMatchObject({
+      action: 'webhook.deleted',
+      actor: { type: 'user', id: biz.business.id, name: biz.business.name },
+    });
+    expect(entry?.request_id).toEqual(expect.any(String));
   });
 
   it('filters by entity and entity id, and by since', async () => {

@@ -180,6 +180,7 @@ const DASHBOARD: Record<Action, (w: World) => Request> = {
     form: { url: 'https://erp.example.com/hooks' },
   }),
   'users.read': () => ({ method: 'GET', url: '/dashboard/users' }),
+  'audit.read': () => ({ method: 'GET', url: '/dashboard/audit' }),
   'users.manage': () => ({
     method: 'POST',
     url: '/dashboard/users',

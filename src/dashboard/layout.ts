@@ -27,6 +27,7 @@ h2{font-size:1.125rem;margin:0 0 .75rem}
 .list{list-style:none;margin:0;padding:0}
 .list li{padding:.625rem 0;border-bottom:1px solid #e5e7eb;display:flex;justify-content:space-between;gap:.75rem}
 .list li>:first-child{overflow-wrap:break-word;min-width:0}.list .end{text-align:right;white-space:nowrap}
+.list .changes{list-style:none;margin:.25rem 0 0;padding:0}.list .changes li{display:block;padding:0;border:0;overflow-wrap:anywhere}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;font-size:.8125rem;font-weight:600;white-space:nowrap}
 .status-pending{background:#fef3c7;color:#78350f}.status-overdue{background:#fee2e2;color:#991b1b}.status-paid{background:#d1fae5;color:#065f46}.status-unclear{background:#fef3c7;color:#78350f;white-space:normal}
 .reply{white-space:pre-wrap;overflow-wrap:anywhere}
@@ -74,16 +75,7 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-export type Section =
-  | 'home'
-  | 'dues'
-  | 'contacts'
-  | 'bank'
-  | 'import'
-  | 'settings'
-  | 'developers'
-  | 'users'
-  | 'audit';
+export type Section = 'home' | 'dues' | 'contacts' | 'bank' | 'import' | 'settings' | 'developers' | 'users' | 'audit';
 
 export interface PageChrome {
   t: Translate;

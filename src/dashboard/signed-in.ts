@@ -4,6 +4,7 @@ import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
+import { auditPageRoutes } from './audit-routes.js';
 import { bankPageRoutes } from './bank-routes.js';
 import { checkId, type Form, viewOf } from './common.js';
 import { contactRoutes } from './contact-routes.js';
@@ -17,7 +18,6 @@ import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
 import { usersRoutes } from './users-routes.js';
-import { auditPageRoutes } from './audit-routes.js';
 
 type Query = Record<string, string | undefined>;
 

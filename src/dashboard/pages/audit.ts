@@ -26,10 +26,13 @@ function actionText(v: View, e: AuditEntry): string {
   });
 }
 
-function actorText(v: View, e: AuditEntry): string {
+function actorText(v: View, e: AuditEntry): Markup | string {
   const { type, name } = e.actor;
   if (type === 'system' || !name) return v.t('audit.actor.system');
-  return v.t(`audit.actor.${type}`, { name });
+  if (type !== 'api_key') return v.t(`audit.actor.${type}`, { name });
+  // a key is named by its prefix: an identifier, shown as one
+  const [before = '', after = ''] = v.t('audit.actor.api_key', { name: '\u0000' }).split('\u0000');
+  return html`${before}<code>${name}</code>${after}`;
 }
 
 /** A value as the owner reads it: money in rupees, dates and times in the page's language, yes/no. */
@@ -40,11 +43,20 @@ function valueText(v: View, field: string, value: unknown): Markup | string {
     return v.money(Number(value));
   }
   const text = String(value);
+  // a list (a webhook's events) is written as JSON: shown as its items
+  if (text.startsWith('[') && text.endsWith(']')) {
+    try {
+      const items: unknown = JSON.parse(text);
+      if (Array.isArray(items)) return items.length === 0 ? '—' : html`<code>${items.map(String).join(', ')}</code>`;
+    } catch {}
+  }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return v.date(text);
   if (/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(text)) return v.instant(text);
   // a due's status and how money came are words of the catalogue already
   const word = field === 'status' ? `status.${text}` : field === 'payment_method' ? `method.${text}` : '';
   if (word && isMessageKey(word)) return v.t(word);
+  // an identifier (an event's name, a key's prefix) is shown as one
+  if (/^[a-z][\w.-]*[._][\w.-]*$/i.test(text) && !text.includes('://')) return html`<code>${text}</code>`;
   return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }
 

@@ -51,6 +51,8 @@ export interface BusinessTotalsTable {
   contact_count: number;
   /** the business's contacts' unused credit (sum of contacts.credit_paise) */
   credit_paise: Generated<number>;
+  /** how many contacts have a balance_paise above 0 (kept by a trigger on contacts) */
+  balance_contact_count: Generated<number>;
   /** moves with every change to the business's dues or contacts (triggers; see its migration) */
   data_version: Generated<number>;
   /** PostgreSQL only: which of the business's rows (totals/aggregates.ts SHARD); SQLite has one row */

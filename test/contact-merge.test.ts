@@ -3,7 +3,7 @@ import { verifyStore } from '../src/ops/verify/index.js';
 import { type DashboardClient, signInByLink } from './helpers/dashboard.js';
 import { eventsOf } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness, uniquePhone } from './helpers/harness.js';
-import { addStaff, signInAsUser } from './helpers/staff.js';
+import { addStaff, cli, signInAsUser } from './helpers/staff.js';
 import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
 
 /**
@@ -134,10 +134,12 @@ describe('merging two buyers on the dashboard', () => {
     expect(confirm.status).toBe(200);
     const expectedBalance = keptBefore.balance_paise + mergedBefore.balance_paise;
     expect(confirm.text).toContain(
-      `Ravi Kumaar will be merged into Ravi Kumar: 2 dues, 3 payments, 1 claims, 1 messages and 2 bank entries move to Ravi Kumar`,
+      'Ravi Kumaar will be merged into Ravi Kumar. Moving to Ravi Kumar: dues 2, payments 3, claims 1, messages 1, bank entries 2.',
     );
+    // 5,000 of the kept buyer's; 2,000 - 500 received - 100 TDS - 300 from the bank of the other's.
+    expect(expectedBalance).toBe(610_000);
     expect(confirm.text).toContain(
-      `Ravi Kumar after the merge: To collect: ₹${(expectedBalance / 100).toLocaleString('en-IN', { minimumFractionDigits: 2 })}`,
+      'balance after the merge</span><br><strong class="balance owed">To collect: ₹6,100.00</strong>',
     );
     expect((await biz.get(`/v1/contacts/${b.merged}`)).status).toBe(200);
 
@@ -311,6 +313,37 @@ describe('merging two buyers on the dashboard', () => {
     }[];
     expect(receipts.reduce((s, r) => s + r.amount_paise, 0)).toBe(received);
     expect((await contact(biz, kept.contact_id)).balance_paise).toBe(200_000 - received);
+    await expectVerified(biz.business.id);
+  });
+
+  it('is a CLI command too: contact merge --business ID --keep ID --merge ID; refusals exit 1 and change nothing', async () => {
+    const biz = await h.newBusiness();
+    const a = await due(biz, { amount_paise: 10_000, contact_name: 'Gopal' });
+    const b = await due(biz, { amount_paise: 25_000, contact_name: 'Gopal Ji' });
+    const other = await h.newBusiness();
+    const theirs = await due(other, { amount_paise: 1_000, contact_name: 'Gopal' });
+    const args = (keep: string, merge: string) =>
+      cli(h, 'contact', 'merge', '--business', biz.business.id, '--keep', keep, '--merge', merge, '--json');
+    const before = await snapshot(biz);
+    for (const [keep, merge] of [
+      [a.contact_id, a.contact_id],
+      [a.contact_id, theirs.contact_id],
+      [a.contact_id, 'nope'],
+    ] as const) {
+      const refused = await args(keep, merge);
+      expect(refused.code, `${keep} ${merge}`).not.toBe(0);
+      expect(refused.stderr).not.toBe('');
+    }
+    expect(await snapshot(biz)).toEqual(before);
+    const run = await args(a.contact_id, b.contact_id);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.merged).toMatchObject({
+      contact_id: a.contact_id,
+      merged_contact_id: b.contact_id,
+      balance_paise: 35_000,
+      moved: { dues: 1 },
+    });
+    expect((await biz.get(`/v1/contacts/${b.contact_id}`)).status).toBe(404);
     await expectVerified(biz.business.id);
   });
 });

@@ -460,7 +460,8 @@ export const en = {
   'merge.none': 'No other buyer matches.',
   'merge.confirm_title': 'Merge these two buyers?',
   'merge.confirm_text':
-    '{merged} will be merged into {kept}: {dues} dues, {receipts} payments, {claims} claims, {replies} messages and {credits} bank entries move to {kept}, and {merged} is removed from your buyers. {kept} after the merge: {balance}.',
+    '{merged} will be merged into {kept}. Moving to {kept}: dues {dues}, payments {receipts}, claims {claims}, messages {replies}, bank entries {credits}. {merged} is then removed from your buyers.',
+  'merge.after': "{name}'s balance after the merge",
   'merge.button': 'Yes, merge them',
   'merge.done': 'The two buyers are now one.',
   'refusal.merge_id': '{message}',

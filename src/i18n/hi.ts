@@ -473,7 +473,8 @@ export const hi = {
   'merge.none': 'कोई और ग्राहक नहीं मिला।',
   'merge.confirm_title': 'ये दो ग्राहक एक करें?',
   'merge.confirm_text':
-    '{merged} को {kept} में मिलाया जाएगा: {dues} उधार, {receipts} जमा, {claims} बताए भुगतान, {replies} संदेश और {credits} बैंक एंट्री {kept} के खाते में आ जाएँगी, और {merged} आपकी ग्राहक सूची से हट जाएगा। मिलाने के बाद {kept}: {balance}।',
+    '{merged} को {kept} में मिलाया जाएगा। {kept} के खाते में आएँगे: उधार {dues}, जमा {receipts}, बताए भुगतान {claims}, संदेश {replies}, बैंक एंट्री {credits}। फिर {merged} आपकी ग्राहक सूची से हट जाएगा।',
+  'merge.after': 'मिलाने के बाद {name} का हिसाब',
   'merge.button': 'हाँ, मिला दें',
   'merge.done': 'दोनों ग्राहक अब एक हैं।',
   'refusal.merge_id': 'अपने ग्राहकों में से कोई दूसरा ग्राहक चुनें।',

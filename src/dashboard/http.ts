@@ -52,12 +52,14 @@ const OUTCOMES: Record<string, MessageKey> = {
   settings: 'settings.saved',
   received: 'ledger.received',
   reversed: 'ledger.reversed_ok',
+  merged: 'merge.done',
   test: 'developers.test_sent',
   redelivered: 'developers.redelivered',
   replayed: 'developers.replayed',
   enabled: 'developers.enabled',
   user_added: 'users.added',
   user_removed: 'users.removed',
+  assigned: 'ledger.assigned',
 };
 
 /** Every outcome a redirect may name (the language test shows each one). */

@@ -1,12 +1,13 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actAs } from '../audit/context.js';
 import { AppError } from '../errors.js';
 import { toAppError } from '../http/error-handler.js';
 import { statusOf } from '../http/error-status.js';
 import type { App } from '../http/types.js';
+import { refusalText } from '../i18n/refusal.js';
 import { randomToken } from '../lib/ids.js';
 import { DashboardAuth, type DashboardSession, SESSION_TTL_MS } from './auth.js';
-import { refusalText } from './errors.js';
 import { parseForm } from './forms.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, seeOther, sendPage } from './http.js';
 import { translator } from './i18n.js';
@@ -170,6 +171,7 @@ export async function dashboardRoutes(app: App) {
       const session = await auth.session(request.cookies[SESSION_COOKIE]);
       if (!session) return seeOther(reply, '/dashboard/login');
       request.dashboardSession = session;
+      actAs({ type: 'user', id: session.user.id, name: session.user.name });
       const verdict = roleVerdict(request, session);
       if (verdict.kind === 'forbidden') return forbidden(request, reply);
       if (verdict.kind === 'redirect') return seeOther(reply, verdict.location);

@@ -12,6 +12,7 @@ import { formError } from './errors.js';
 import { checkBody, optional } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import { importRoutes } from './import-routes.js';
+import { mergeRoutes } from './merge-routes.js';
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
@@ -93,6 +94,7 @@ export async function signedInRoutes(app: App) {
   await app.register(duesRoutes);
 
   await app.register(contactRoutes);
+  await app.register(mergeRoutes);
 
   await app.register(importRoutes);
   await app.register(bankPageRoutes);

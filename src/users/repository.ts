@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor, UserTable } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 
 export type UserRow = Selectable<UserTable>;
 
@@ -27,6 +28,16 @@ export function findUser(db: Executor, businessId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** The names of some users of the business (a page's assignees): one read by primary key. */
+export function userNamesByIds(db: Executor, businessId: string, ids: string[]) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('business_id', '=', businessId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 /** Every business a phone is a user of (sign-in, chat commands): the business, and the user's id and role. */
 export function membershipsByPhone(db: Executor, phone: string) {
   return db
@@ -45,7 +56,7 @@ export async function deleteUser(db: Executor, businessId: string, id: string, n
   await db.deleteFrom('dashboard_logins').where('user_id', '=', id).execute();
   await db
     .updateTable('contacts')
-    .set({ assigned_to: null, updated_at: now })
+    .set({ assigned_to: null, updated_at: updatedAtAfter(db, now) })
     .where('assigned_to', '=', id)
     .where('business_id', '=', businessId)
     .execute();

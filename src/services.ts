@@ -9,6 +9,7 @@ import { createChannel } from './channels/index.js';
 import { ChatCommandService } from './chat-commands/service.js';
 import { ClaimService } from './claims/service.js';
 import type { Config } from './config.js';
+import { ContactMergeService } from './contact-merge/service.js';
 import { ContactService } from './contacts/service.js';
 import type { Store } from './db/store.js';
 import { EventService } from './events/service.js';
@@ -37,6 +38,8 @@ import { WebhookService } from './webhooks/service.js';
 export interface Services {
   businesses: BusinessService;
   contacts: ContactService;
+  /** merging two buyers that are one person */
+  contactMerge: ContactMergeService;
   transactions: TransactionService;
   /** bulk import and export of dues (PRODUCT part 12) */
   bulk: BulkService;
@@ -151,6 +154,7 @@ export function createServices(deps: {
   return {
     businesses,
     contacts,
+    contactMerge: new ContactMergeService({ db, clock }),
     transactions,
     bulk: new BulkService({
       db,

@@ -112,4 +112,14 @@ describe('POST /v1/transactions/{id}/adjustments', () => {
     expect(settled.body.data).toMatchObject({ status: 'paid', balance_paise: 0 });
     expect(await contactOf(biz, d.contact_id)).toMatchObject({ outstanding_paise: 0, balance_paise: 0 });
   });
+
+  it("moves the due's updated_at forward even when the clock reads earlier than its last change", async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { amount_paise: 10_000 });
+    h.clock.set('2026-11-21T06:00:00.000Z');
+    const res = await biz.post(`/v1/transactions/${d.id}/adjustments`, { kind: 'tds', amount_paise: 1_000 });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(Date.parse(res.body.data.transaction.updated_at)).toBe(Date.parse(d.updated_at) + 1);
+    expect((await biz.get(`/v1/transactions/${d.id}`)).body.data.updated_at).toBe(res.body.data.transaction.updated_at);
+  });
 });

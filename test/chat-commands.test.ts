@@ -6,6 +6,7 @@ import { ChatInboundService } from '../src/reminders/inbound.js';
 import { TransactionService } from '../src/transactions/service.js';
 import { FakeGraphApi } from './helpers/fake-whatsapp.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { leftoverEnglish } from './helpers/page-words.js';
 import { whatsappMessagePayload, whatsappSignature } from './helpers/whatsapp-inbound.js';
 
 /**
@@ -449,6 +450,49 @@ describe('who may command', () => {
       .where('phone', '=', shop.phone)
       .executeTakeFirst();
     expect(row?.phone).toBe(shop.phone);
+  });
+
+  it('answers a Hindi business in Hindi: every reply, with its amounts and dates', async () => {
+    const phone = phoneDigits();
+    const biz = await h.newBusiness({ phone: `+${phone}`, language: 'hi' });
+    const shop = { biz, phone };
+    await newDue(shop, { contact_name: 'Ravi Kumar', amount_paise: 100_000 });
+    await newDue(shop, { contact_name: 'Ravi Shah', amount_paise: 50_000 });
+    // What may stay in Latin letters: the buyers' names, the owner's own note and the command words.
+    const data = ['Ravi Kumar', 'Ravi Shah', 'Sunil Traders', 'Ravi', 'Nobody', 'add', 'paid', 'dues', 'overdue'];
+    const syntax = [...data, 'cement', 'remind', 'statement', 'today', 'kal', 'Dec', 'k'];
+    const replies: Record<string, string> = {};
+    for (const text of [
+      'help',
+      'add Sunil Traders 2,000 15/12 cement',
+      'paid Ravi Kumar 400',
+      'paid Ravi',
+      'paid Nobody 100',
+      'paid Ravi Kumar 99999',
+      'add Ravi 12.345',
+      'dues',
+      'overdue',
+      'statement Ravi Shah',
+      'remind Ravi Shah',
+    ]) {
+      replies[text] = await command(phone, text);
+      expect(leftoverEnglish(replies[text] as string, syntax), `${text}: ${replies[text]}`).toEqual([]);
+    }
+    expect(replies.help).toContain('उधार लिखें');
+    expect(replies['add Sunil Traders 2,000 15/12 cement']).toContain(
+      'नया ग्राहक Sunil Traders जोड़ा और ₹2,000.00 उधार लिखा',
+    );
+    expect(replies['add Sunil Traders 2,000 15/12 cement']).toContain('दिस॰');
+    expect(replies['paid Ravi Kumar 400']).toContain('Ravi Kumar से ₹400.00 जमा लिखा');
+    expect(replies['paid Ravi Kumar 400']).toContain('Ravi Kumar का बकाया अब ₹600.00 है।');
+    expect(replies['paid Ravi']).toContain('"Ravi" से इनमें से कौन?');
+    expect(replies['paid Nobody 100']).toContain('कुछ नहीं बदला');
+    expect(replies['add Ravi 12.345']).toContain('रकम नहीं लगती');
+    expect(replies.dues).toContain('कुल बकाया: 3 उधार में ₹3,100.00।');
+    expect(replies['statement Ravi Shah']).toContain('Ravi Shah का बकाया ₹500.00 है।');
+    expect(replies['remind Ravi Shah']).toContain('ग्राहक का फ़ोन नंबर नहीं है');
+    // The English business still reads English.
+    expect(await command((await newShop()).phone, 'dues')).toContain('Outstanding: nothing');
   });
 
   it('answers help and anything not understood with the list of commands', async () => {

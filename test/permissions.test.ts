@@ -145,6 +145,11 @@ const DASHBOARD: Record<Action, (w: World) => Request> = {
     url: `/dashboard/contacts/${w.contactA}/reminders`,
     form: { reminders_paused: 'true' },
   }),
+  'contacts.merge': (w) => ({
+    method: 'POST',
+    url: `/dashboard/contacts/${w.contactA}/merge`,
+    form: { merge_id: w.contactB },
+  }),
   import: () => ({
     method: 'POST',
     url: '/dashboard/import',

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DashboardClient } from './helpers/dashboard.js';
 import { type Harness, startHarness, uniquePhone } from './helpers/harness.js';
 import { addStaff, cli, signInAsUser, signInWithPhone } from './helpers/staff.js';
@@ -114,6 +114,23 @@ describe('user add / user remove (admin CLI)', () => {
     expect(after.location).toBe('/dashboard/login');
     expect((await biz.get('/v1/users')).body.data).toHaveLength(1);
     expect((await biz.get(`/v1/contacts/${contact.id}`)).body.data.assigned_to).toBeNull();
+  });
+
+  it("moves an unassigned buyer's updated_at forward, never back to the remover's clock", async () => {
+    const biz = await h.newBusiness();
+    const staff = await addStaff(h, biz, 'collector');
+    const contact = (await biz.post('/v1/contacts', { name: 'Sunita Devi' })).body.data;
+    // The API's clock runs a year ahead of the CLI's (the real one).
+    const before = h.clock.now().toISOString();
+    h.clock.set('2027-11-27T00:00:00.000Z');
+    onTestFinished(() => h.clock.set(before));
+    const assigned = (await biz.patch(`/v1/contacts/${contact.id}`, { assigned_to: staff.id })).body.data;
+    expect(assigned.updated_at).toBe('2027-11-27T00:00:00.000Z');
+    const res = await cli(h, 'user', 'remove', '--business', biz.business.id, '--user', staff.id, '--json');
+    expect(res.code, res.stderr).toBe(0);
+    const after = (await biz.get(`/v1/contacts/${contact.id}`)).body.data;
+    expect(after.assigned_to).toBeNull();
+    expect(after.updated_at).toBe('2027-11-27T00:00:00.001Z');
   });
 
   it('refuses to remove the owner, an unknown user and another business’s user', async () => {

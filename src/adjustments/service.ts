@@ -1,5 +1,6 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { AdjustmentTable, Db, Executor } from '../db/schema.js';
+import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { localMonth } from '../lib/dates.js';
@@ -61,7 +62,7 @@ export async function adjustIn(
   const settles = input.amount_paise === balance;
   const change: Partial<dues.StoredTransaction> = {
     amount_adjusted_paise: Number(current.amount_adjusted_paise) + input.amount_paise,
-    updated_at: at,
+    updated_at: nextUpdatedAt(current.updated_at, now),
     ...(settles && { status: 'paid', open: 0, paid_at: at }),
   };
   await dues.updateTransaction(trx, business.id, current.id, change);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type ChatCommand, parseAmount, parseChatCommand } from './parser.js';
+import { translator } from '../i18n/index.js';
+import { type ChatCommand, type Problem, parseAmount, parseChatCommand } from './parser.js';
+
+const english = translator('en');
 
 const TODAY = '2026-07-01';
 
@@ -13,8 +16,14 @@ const remind = (name: string) => ({ kind: 'remind', name, exactName: false });
 const dues = { kind: 'dues' };
 const overdue = { kind: 'overdue' };
 const help = { kind: 'help', problem: null };
-/** a help answer that explains what was wrong (the text is checked to name the problem) */
-const helpAbout = (fragment: string) => ({ kind: 'help', problem: expect.stringContaining(fragment) });
+/** a help answer that explains what was wrong (its English text is checked to name the problem) */
+const helpAbout = (fragment: string) => ({
+  kind: 'help',
+  problem: {
+    asymmetricMatch: (problem: Problem) => english(problem.key, problem.params).includes(fragment),
+    toString: () => `a problem saying "${fragment}"`,
+  },
+});
 
 /** Real-world phrasings an owner sends, and what each must mean (today is 1 Jul 2026). */
 const TABLE: [string, unknown][] = [
@@ -176,4 +185,16 @@ describe('parseAmount', () => {
   it.each(['Ravi', '15/12', 'cement', '2026-08-03', '1..5'])('%s is not an amount', (token) => {
     expect(parseAmount(token)).toBeNull();
   });
+});
+
+describe('the examples the help text gives', () => {
+  for (const language of ['en', 'hi'] as const) {
+    it(`parse as the command they show (${language})`, () => {
+      const t = translator(language);
+      expect(parseChatCommand(t('chat.example.add'), TODAY)).toMatchObject({ kind: 'add', name: 'Ravi Kumar' });
+      expect(parseChatCommand(t('chat.example.paid'), TODAY)).toMatchObject({ kind: 'paid', amountPaise: 50_000 });
+      expect(parseChatCommand(t('chat.example.remind'), TODAY)).toMatchObject({ kind: 'remind', name: 'Ravi Kumar' });
+      expect(parseChatCommand(t('chat.example.statement'), TODAY)).toMatchObject({ kind: 'statement' });
+    });
+  }
 });

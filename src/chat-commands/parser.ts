@@ -1,3 +1,4 @@
+import type { MessageKey } from '../i18n/index.js';
 import { addDays, isCalendarDate } from '../lib/dates.js';
 import { MAX_AMOUNT_PAISE, type PAYMENT_METHODS } from '../transactions/schema.js';
 
@@ -9,6 +10,12 @@ import { MAX_AMOUNT_PAISE, type PAYMENT_METHODS } from '../transactions/schema.j
  */
 
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** What was wrong with a command, as a catalogue phrase (`chat.problem.*`) and its values. */
+export interface Problem {
+  key: MessageKey;
+  params: Record<string, string | number>;
+}
 
 export type ChatCommand =
   | {
@@ -26,7 +33,7 @@ export type ChatCommand =
   | { kind: 'overdue' }
   | { kind: 'remind'; name: string; exactName: boolean }
   | { kind: 'statement'; name: string; exactName: boolean }
-  | { kind: 'help'; problem: string | null };
+  | { kind: 'help'; problem: Problem | null };
 
 /** A set of command words, NFC-normalised as the message is (Devanagari nukta letters differ otherwise). */
 function words(list: string[]): Set<string> {
@@ -127,13 +134,6 @@ const MULTIPLIERS: Record<string, number> = {
   cr: 10_000_000,
   crore: 10_000_000,
   crores: 10_000_000,
-};
-
-export const HELP_EXAMPLE = {
-  add: 'add Ravi Kumar 1,500 15/12 cement',
-  paid: 'paid Ravi Kumar 500',
-  remind: 'remind Ravi Kumar',
-  statement: 'statement Ravi Kumar',
 };
 
 const STATEMENT_VERBS = words(['statement', 'account', 'khata', 'hisab', 'hisaab', 'खाता', 'हिसाब']);
@@ -348,18 +348,17 @@ function splitAtAmount(tokens: string[]): {
 function badAmountHelp(token: string): ChatCommand {
   return {
     kind: 'help',
-    problem: `"${token}" is not an amount I can use: write it like 1500, 1,500, 1500.50, ₹1500 or 15k (more than 0).`,
+    problem: { key: 'chat.problem.amount', params: { token } },
   };
 }
 
 function parseAdd(tokens: string[], today: string): ChatCommand {
-  const example = `e.g. ${HELP_EXAMPLE.add}`;
-  if (tokens.length === 0) return { kind: 'help', problem: `add needs a name and an amount, ${example}` };
+  if (tokens.length === 0) return { kind: 'help', problem: { key: 'chat.problem.add_empty', params: {} } };
   const { nameWords, amount, badAmount, rest } = splitAtAmount(tokens);
   if (badAmount !== null) return badAmountHelp(badAmount);
   const name = takeName(nameWords);
-  if (name === null) return { kind: 'help', problem: `add needs a name before the amount, ${example}` };
-  if (amount === null) return { kind: 'help', problem: `add needs an amount after the name, ${example}` };
+  if (name === null) return { kind: 'help', problem: { key: 'chat.problem.add_name', params: {} } };
+  if (amount === null) return { kind: 'help', problem: { key: 'chat.problem.add_amount', params: {} } };
   let remaining = rest;
   if (remaining[0] !== undefined && /^(on|by|due|date|till|until|tak)$/i.test(remaining[0]) && remaining.length > 1) {
     const maybe = parseDate(remaining.slice(1), today);
@@ -370,7 +369,7 @@ function parseAdd(tokens: string[], today: string): ChatCommand {
   if (date === 'bad') {
     return {
       kind: 'help',
-      problem: `"${remaining.slice(0, 2).join(' ')}" is not a date I can use: write it like 15/12, 15 Dec, today or tomorrow.`,
+      problem: { key: 'chat.problem.date', params: { text: remaining.slice(0, 2).join(' ') } },
     };
   }
   if (date !== null) {
@@ -385,7 +384,6 @@ function parseAdd(tokens: string[], today: string): ChatCommand {
 }
 
 function parsePaid(tokens: string[]): ChatCommand {
-  const example = `e.g. ${HELP_EXAMPLE.paid}`;
   let words = tokens;
   let method: PaymentMethod | null = null;
   // Trailing method and "full" words, in any order: "paid Ravi 500 cash", "paid Ravi full".
@@ -400,19 +398,19 @@ function parsePaid(tokens: string[]): ChatCommand {
       words = words.slice(0, -1);
     } else break;
   }
-  if (words.length === 0) return { kind: 'help', problem: `paid needs a name, ${example}` };
+  if (words.length === 0) return { kind: 'help', problem: { key: 'chat.problem.paid_name', params: {} } };
   // "got 500 from Ravi": the amount first, the name after it.
   const leading = parseAmount(words[0] as string);
   if (leading === 'bad') return badAmountHelp(words[0] as string);
   if (leading !== null) {
     const name = takeName(words.slice(1));
-    if (name === null) return { kind: 'help', problem: `paid needs a name, ${example}` };
+    if (name === null) return { kind: 'help', problem: { key: 'chat.problem.paid_name', params: {} } };
     return { kind: 'paid', ...name, amountPaise: leading, method };
   }
   const { nameWords, amount, badAmount } = splitAtAmount(words);
   if (badAmount !== null) return badAmountHelp(badAmount);
   const name = takeName(nameWords);
-  if (name === null) return { kind: 'help', problem: `paid needs a name, ${example}` };
+  if (name === null) return { kind: 'help', problem: { key: 'chat.problem.paid_name', params: {} } };
   return { kind: 'paid', ...name, amountPaise: amount, method };
 }
 
@@ -423,14 +421,16 @@ function parseRemind(tokens: string[]): ChatCommand {
     words = words.slice(0, -1);
   }
   const name = takeName(words);
-  if (name === null) return { kind: 'help', problem: `remind needs a name, e.g. ${HELP_EXAMPLE.remind}` };
+  if (name === null) {
+    return { kind: 'help', problem: { key: 'chat.problem.remind_name', params: {} } };
+  }
   return { kind: 'remind', ...name };
 }
 
 /** The owner's message as a command; `today` is the business's date (YYYY-MM-DD). */
 export function parseChatCommand(text: string, today: string): ChatCommand {
   if (text.length > MAX_COMMAND_LENGTH) {
-    return { kind: 'help', problem: `a command is at most ${MAX_COMMAND_LENGTH} characters` };
+    return { kind: 'help', problem: { key: 'chat.problem.too_long', params: { max: MAX_COMMAND_LENGTH } } };
   }
   const tokens = normalise(text)
     .split(' ')
@@ -467,7 +467,12 @@ export function parseChatCommand(text: string, today: string): ChatCommand {
   if (REMIND_VERBS.has(verb)) return parseRemind(rest);
   if (STATEMENT_VERBS.has(verb)) {
     const name = takeName(rest);
-    if (name === null) return { kind: 'help', problem: `statement needs a name, e.g. ${HELP_EXAMPLE.statement}` };
+    if (name === null) {
+      return {
+        kind: 'help',
+        problem: { key: 'chat.problem.statement_name', params: {} },
+      };
+    }
     return { kind: 'statement', ...name };
   }
 

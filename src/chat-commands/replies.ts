@@ -1,14 +1,21 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { type MessageKey, type Translate, translator } from '../i18n/index.js';
+import { refusalText } from '../i18n/refusal.js';
 import type { HoldReason } from '../reminders/protections.js';
 import { businessLocale, formatAmount, formatDueDate } from '../reminders/templates.js';
-import { HELP_EXAMPLE } from './parser.js';
+import type { Problem } from './parser.js';
 import type { ContactBalance } from './repository.js';
 
-/** The texts the owner gets back: one message per command, written the business's way. */
+/**
+ * The texts the owner gets back: one message per command, in the business's language (the
+ * catalogue's `chat.*` phrases), with amounts and dates written the business's way.
+ */
 export class Replies {
   private readonly locale: string;
+  readonly t: Translate;
   constructor(private readonly business: Pick<BusinessRow, 'language' | 'country' | 'currency'>) {
     this.locale = businessLocale(business);
+    this.t = translator(business.language);
   }
 
   money(paise: number): string {
@@ -19,45 +26,54 @@ export class Replies {
     return formatDueDate(date, this.locale);
   }
 
-  balances(title: string, totalPaise: number, count: number, largest: ContactBalance[]): string {
-    if (count === 0) return `${title}: nothing. 🎉`;
+  balances(kind: 'dues' | 'overdue', totalPaise: number, count: number, largest: ContactBalance[]): string {
+    const title = this.t(kind === 'overdue' ? 'chat.overdue' : 'chat.outstanding');
+    if (count === 0) return this.t('chat.balances_none', { title });
     const lines = largest.map((b, i) => `${i + 1}. ${b.name}: ${this.money(b.paise)}`);
     return [
-      `${title}: ${this.money(totalPaise)} in ${count} ${count === 1 ? 'due' : 'dues'}.`,
-      'Largest:',
+      this.t(count === 1 ? 'chat.balances_one' : 'chat.balances', { title, amount: this.money(totalPaise), count }),
+      this.t('chat.largest'),
       ...lines,
     ].join('\n');
   }
-}
 
-export function helpText(problem: string | null): string {
-  const commands = [
-    'Commands:',
-    `• add <name> <amount> [date] [note], e.g. ${HELP_EXAMPLE.add}`,
-    `• paid <name> [amount], e.g. ${HELP_EXAMPLE.paid} (without an amount: all they owe)`,
-    '• dues: what is outstanding, and who owes the most',
-    '• overdue: what is past its date, and who owes the most',
-    `• remind <name>, e.g. ${HELP_EXAMPLE.remind}`,
-    `• statement <name>, e.g. ${HELP_EXAMPLE.statement}: their balance and account link`,
-    'Amounts: 1500, 1,500, 1500.50, ₹1500, 15k. Dates: 15/12, 15 Dec, today, tomorrow (kal).',
-  ];
-  return problem === null ? commands.join('\n') : [`Sorry: ${problem}`, '', ...commands].join('\n');
-}
+  /** The list of commands, each with an example in the business's language, after what was wrong. */
+  help(problem: Problem | null): string {
+    const t = this.t;
+    const examples = {
+      add_example: t('chat.example.add'),
+      paid_example: t('chat.example.paid'),
+      remind_example: t('chat.example.remind'),
+      statement_example: t('chat.example.statement'),
+    };
+    const commands = [
+      t('chat.help.title'),
+      t('chat.help.add', examples),
+      t('chat.help.paid', examples),
+      t('chat.help.dues'),
+      t('chat.help.overdue'),
+      t('chat.help.remind', examples),
+      t('chat.help.statement', examples),
+      t('chat.help.formats'),
+    ];
+    if (problem === null) return commands.join('\n');
+    const said = t(problem.key, { ...examples, ...problem.params });
+    return [t('chat.sorry', { problem: said }), '', ...commands].join('\n');
+  }
 
-export function candidatesText(name: string, candidates: { name: string }[], more: boolean, retry: string): string {
-  const list = candidates.map((c) => `• ${c.name}`).join('\n');
-  return `"${name}" could mean:\n${list}${more ? '\n• …and more' : ''}\nNothing was changed. ${retry}`;
-}
+  candidates(name: string, candidates: { name: string }[], more: boolean, retry: string): string {
+    const list = candidates.map((c) => `• ${c.name}`).join('\n');
+    const tail = more ? `\n• ${this.t('chat.more_candidates')}` : '';
+    return `${this.t('chat.candidates', { name })}\n${list}${tail}\n${this.t('chat.nothing_changed')} ${retry}`;
+  }
 
-const HOLD_TEXT: Record<HoldReason, string> = {
-  opted_out: 'they replied STOP to reminders',
-  no_phone: 'they have no phone number',
-  paused: 'reminders are paused',
-  too_soon: 'they got a reminder in the last 24 hours',
-  max_reached: 'they already got 3 reminders this week',
-  quiet_hours: 'it is outside 09:00-21:00',
-};
+  /** A service's refusal (a name too short, a paid due), said in the business's language. */
+  refused(refusal: { code?: string; field?: string | undefined; message: string }): string {
+    const reason = refusalText(this.t, refusal);
+    return this.t('chat.refused', { reason });
+  }
 
-export function holdText(reason: HoldReason): string {
-  return HOLD_TEXT[reason];
+  hold(reason: HoldReason): string {
+    return this.t(`chat.hold.${reason}` satisfies MessageKey);
+  }
 }

@@ -15,7 +15,7 @@ import type { TransactionService } from '../transactions/service.js';
 import { type Action, isScoped, may } from '../users/permissions.js';
 import { type ChatCommand, parseChatCommand } from './parser.js';
 import { applyChatPayment } from './payment.js';
-import { candidatesText, helpText, holdText, Replies } from './replies.js';
+import { Replies } from './replies.js';
 import { contactsNamed, largestBalances, MAX_CANDIDATES, openDuesOldestFirst } from './repository.js';
 
 /** How many balances `dues` and `overdue` list. */
@@ -78,13 +78,12 @@ export class ChatCommandService {
     const key: IdempotencyKey = { operation: 'chat-commands', key: message.id, requestHash: sha256Hex(message.text) };
     const action = CHAT_ACTIONS[command.kind];
     if (action !== null && !may(user.role, action)) {
-      return `Your role (${user.role}) does not allow this. Nothing was changed.`;
+      return new Replies(business).t('chat.forbidden', { role: user.role });
     }
     try {
       return await this.run(business, command, key, user);
     } catch (error) {
-      if (error instanceof AppError && error.code !== 'unavailable')
-        return `Sorry: ${error.message}. Nothing was changed.`;
+      if (error instanceof AppError && error.code !== 'unavailable') return new Replies(business).refused(error);
       throw error;
     }
   }
@@ -103,7 +102,7 @@ export class ChatCommandService {
       case 'statement':
         return this.statement(business, command, user);
       case 'help':
-        return Promise.resolve(helpText(command.problem));
+        return Promise.resolve(new Replies(business).help(command.problem));
     }
   }
 
@@ -117,16 +116,17 @@ export class ChatCommandService {
     retry: string,
     user: ChatUser,
   ): Promise<{ contact: ContactRow } | { reply: string }> {
+    const r = new Replies(business);
     const found = await contactsNamed(this.deps.db, business.id, name);
     const mine = (c: ContactRow | null | undefined): c is ContactRow =>
       c != null && (!isScoped(user.role) || c.assigned_to === user.id);
     const exact = mine(found.exact) ? found.exact : undefined;
     const similar = found.similar.filter(mine);
-    if (!exact && found.exact) return { reply: `"${name}" is not one of your buyers. Nothing was changed.` };
+    if (!exact && found.exact) return { reply: r.t('chat.not_yours', { name }) };
     if (exact) return { contact: exact };
     if (similar.length === 1) return { contact: similar[0] as ContactRow };
-    if (similar.length === 0) return { reply: `No contact is named "${name}". Nothing was changed.` };
-    return { reply: candidatesText(name, similar.slice(0, MAX_CANDIDATES), similar.length > MAX_CANDIDATES, retry) };
+    if (similar.length === 0) return { reply: r.t('chat.no_contact', { name }) };
+    return { reply: r.candidates(name, similar.slice(0, MAX_CANDIDATES), similar.length > MAX_CANDIDATES, retry) };
   }
 
   private async add(
@@ -139,7 +139,7 @@ export class ChatCommandService {
     let name = c.name;
     if (isScoped(user.role)) {
       // A collector adds dues to their own buyers only, never a new contact.
-      const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
+      const found = await this.contact(business, c.name, r.t('chat.retry_full_name'), user);
       if ('reply' in found) return found.reply;
       name = found.contact.name;
     } else if (!c.exactName) {
@@ -148,11 +148,11 @@ export class ChatCommandService {
       const { exact, similar } = await contactsNamed(this.deps.db, business.id, c.name);
       if (exact) name = exact.name;
       else if (similar.length > 0) {
-        return candidatesText(
+        return r.candidates(
           c.name,
           similar.slice(0, MAX_CANDIDATES),
           similar.length > MAX_CANDIDATES,
-          `Send the add again with the full name, or with the new name in quotes: add "${c.name}" ${r.money(c.amountPaise)}`,
+          r.t('chat.retry_add', { command: `add "${c.name}" ${r.money(c.amountPaise)}` }),
         );
       }
     }
@@ -169,8 +169,13 @@ export class ChatCommandService {
         respond: ({ transaction, contactCreated }) => ({
           status: 200,
           body: [
-            `Added ${r.money(Number(transaction.amount_paise))} for ${transaction.contact_name}${contactCreated ? ' (new contact)' : ''}, due ${r.date(transaction.due_date)}${c.note === null ? '' : ` (${c.note})`}.`,
-            `Pay link: ${payPageUrl(this.deps.publicBaseUrl, transaction.pay_token)}`,
+            r.t(contactCreated ? 'chat.added_new' : 'chat.added', {
+              amount: r.money(Number(transaction.amount_paise)),
+              name: transaction.contact_name,
+              date: r.date(transaction.due_date),
+            }),
+            ...(c.note === null ? [] : [r.t('chat.note', { note: c.note })]),
+            r.t('chat.pay_link', { url: payPageUrl(this.deps.publicBaseUrl, transaction.pay_token) }),
           ].join('\n'),
         }),
       },
@@ -185,7 +190,7 @@ export class ChatCommandService {
     user: ChatUser,
   ): Promise<string> {
     const r = new Replies(business);
-    const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
+    const found = await this.contact(business, c.name, r.t('chat.retry_full_name'), user);
     if ('reply' in found) return found.reply;
     const { contact } = found;
     // The dues are read, paid and the reply stored in one transaction: all of the amount is
@@ -198,9 +203,13 @@ export class ChatCommandService {
         async () => {
           const dues = await openDuesOldestFirst(trx, business.id, contact.id);
           const owed = dues.reduce((sum, d) => sum + d.balance_paise, 0);
-          if (dues.length === 0) return `${contact.name} owes nothing. Nothing was changed.`;
+          if (dues.length === 0) return r.t('chat.owes_nothing', { name: contact.name });
           if (c.amountPaise !== null && c.amountPaise > owed) {
-            return `${r.money(c.amountPaise)} is more than ${contact.name} owes (${r.money(owed)}). Nothing was changed.`;
+            return r.t('chat.more_than_owed', {
+              amount: r.money(c.amountPaise),
+              name: contact.name,
+              owed: r.money(owed),
+            });
           }
           const applied = await applyChatPayment(
             trx,
@@ -214,14 +223,16 @@ export class ChatCommandService {
           const recorded = applied.reduce((sum, p) => sum + p.paise, 0);
           const which = applied
             .map((p) =>
-              p.settles
-                ? `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (now paid)`
-                : `${r.money(p.paise)} on the due of ${r.date(p.due.due_date)} (${r.money(p.due.balance_paise - p.paise)} left on it)`,
+              r.t(p.settles ? 'chat.on_due_paid' : 'chat.on_due_left', {
+                amount: r.money(p.paise),
+                date: r.date(p.due.due_date),
+                left: r.money(p.due.balance_paise - p.paise),
+              }),
             )
             .join(', ');
           return [
-            `Recorded ${r.money(recorded)} from ${contact.name}: ${which}.`,
-            `${contact.name} still owes ${r.money(owed - recorded)}.`,
+            r.t('chat.recorded', { amount: r.money(recorded), name: contact.name, which }),
+            r.t('chat.still_owes', { name: contact.name, amount: r.money(owed - recorded) }),
           ].join('\n');
         },
       ),
@@ -234,9 +245,9 @@ export class ChatCommandService {
     const today = localDate(business.timezone, this.deps.clock.now());
     const totals = await this.deps.summary.get(business);
     const largest = await largestBalances(this.deps.db, business.id, LARGEST, kind === 'overdue' ? today : undefined);
-    if (kind === 'overdue') return r.balances('Overdue', totals.overdue.paise, totals.overdue.count, largest);
+    if (kind === 'overdue') return r.balances('overdue', totals.overdue.paise, totals.overdue.count, largest);
     return r.balances(
-      'Outstanding',
+      'dues',
       totals.pending.paise + totals.overdue.paise,
       totals.pending.count + totals.overdue.count,
       largest,
@@ -250,18 +261,18 @@ export class ChatCommandService {
     user: ChatUser,
   ): Promise<string> {
     const r = new Replies(business);
-    const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
+    const found = await this.contact(business, c.name, r.t('chat.retry_full_name'), user);
     if ('reply' in found) return found.reply;
     const { contact } = found;
     const balance = Number(contact.balance_paise);
     const standing =
       balance > 0
-        ? `${contact.name} owes ${r.money(balance)}.`
+        ? r.t('chat.statement_owes', { name: contact.name, amount: r.money(balance) })
         : balance < 0
-          ? `${contact.name} has ${r.money(-balance)} in credit.`
-          : `${contact.name} owes nothing.`;
+          ? r.t('chat.statement_credit', { name: contact.name, amount: r.money(-balance) })
+          : r.t('chat.statement_nothing', { name: contact.name });
     const link = accountUrl(this.deps.publicBaseUrl, contact.account_token);
-    return link === null ? standing : `${standing}\nAccount: ${link}`;
+    return link === null ? standing : `${standing}\n${r.t('chat.account', { url: link })}`;
   }
 
   private async remind(
@@ -270,19 +281,21 @@ export class ChatCommandService {
     user: ChatUser,
   ): Promise<string> {
     const r = new Replies(business);
-    const found = await this.contact(business, c.name, 'Send it again with the full name.', user);
+    const found = await this.contact(business, c.name, r.t('chat.retry_full_name'), user);
     if ('reply' in found) return found.reply;
     const { contact } = found;
     const [due] = await openDuesOldestFirst(this.deps.db, business.id, contact.id);
-    if (!due) return `${contact.name} owes nothing, so no reminder was sent.`;
-    const what = `${r.money(due.balance_paise)} due ${r.date(due.due_date)}`;
+    if (!due) return r.t('chat.remind_nothing', { name: contact.name });
+    const what = r.t('chat.remind_what', { amount: r.money(due.balance_paise), date: r.date(due.due_date) });
     try {
       const result = await this.deps.reminders.remind(business, due.id, {});
-      if (result.sent) return `Reminder sent to ${contact.name} for ${what}.`;
-      return `No reminder was sent to ${contact.name} (${what}): ${holdText(result.reason ?? 'paused')}.`;
+      if (result.sent) return r.t('chat.remind_sent', { name: contact.name, what });
+      return r.t('chat.remind_held', { name: contact.name, what, why: r.hold(result.reason ?? 'paused') });
     } catch (error) {
       // The reminder's own channel failure (recorded on the reminder); the reply says so.
-      if (error instanceof ChannelError) return `The reminder to ${contact.name} could not be sent: ${error.message}.`;
+      if (error instanceof ChannelError) {
+        return r.t('chat.remind_failed', { name: contact.name, error: error.message });
+      }
       throw error;
     }
   }

@@ -52,6 +52,7 @@ const OUTCOMES: Record<string, MessageKey> = {
   settings: 'settings.saved',
   received: 'ledger.received',
   reversed: 'ledger.reversed_ok',
+  merged: 'merge.done',
   test: 'developers.test_sent',
   redelivered: 'developers.redelivered',
   replayed: 'developers.replayed',

@@ -48,6 +48,8 @@ export const ROUTE_ACTIONS: Record<string, RouteRule> = {
   'POST /dashboard/contacts/:id/payments': { action: 'payments.record', scope: 'contact' },
   'POST /dashboard/contacts/:id/dues': { action: 'dues.create', scope: 'contact' },
   'POST /dashboard/contacts/:id/remind': { action: 'reminders.send', scope: 'contact' },
+  'GET /dashboard/contacts/:id/merge': { action: 'contacts.merge' },
+  'POST /dashboard/contacts/:id/merge': { action: 'contacts.merge' },
   'GET /dashboard/contacts/:id/statement': { action: 'contacts.read', scope: 'contact' },
   'GET /dashboard/contacts/:id/statement.csv': { action: 'contacts.read', scope: 'contact' },
   'GET /dashboard/contacts/:id/payments/:receiptId/reverse': { action: 'payments.reverse', scope: 'contact' },

@@ -13,6 +13,7 @@ import { formError } from './errors.js';
 import { checkBody, optional } from './forms.js';
 import { outcomeFlash, seeOther, sendPage } from './http.js';
 import { importRoutes } from './import-routes.js';
+import { mergeRoutes } from './merge-routes.js';
 import { renderHome } from './pages/home.js';
 import { type DevelopersData, renderDevelopers, renderSettings } from './pages/settings.js';
 import type { View } from './pages/view.js';
@@ -105,6 +106,7 @@ export async function signedInRoutes(app: App) {
 
   await app.register(contactRoutes);
   await app.register(accountClaimRoutes);
+  await app.register(mergeRoutes);
 
   await app.register(importRoutes);
   await app.register(bankPageRoutes);

@@ -4,6 +4,7 @@ import type { BusinessService } from '../businesses/service.js';
 import { ChannelError, type ChatChannel, type InboundMessage, type InboundStatus } from '../channels/channel.js';
 import type { ChatCommandService } from '../chat-commands/service.js';
 import type { Db } from '../db/schema.js';
+import { languageOf, translator } from '../i18n/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { PriceTable } from '../messaging/prices.js';
 import { DELIVERY_RANK, markInbound } from '../messaging/repository.js';
@@ -140,7 +141,10 @@ export class ChatInboundService {
       const { user_id, user_role, ...business } = only;
       reply = await commands.handle(business, message, { id: user_id, role: user_role });
     } else {
-      reply = `This phone is registered for ${owners.length} businesses (${owners.map((b) => b.name).join(', ')}), so chat commands cannot tell which one you mean. Nothing was changed.`;
+      // Several businesses: their language when they share one, else English.
+      const languages = new Set(owners.map((b) => languageOf(b.language)));
+      const t = translator(languages.size === 1 ? (owners[0]?.language ?? 'en') : 'en');
+      reply = t('chat.many_businesses', { count: owners.length, names: owners.map((b) => b.name).join(', ') });
     }
     if (!(await this.firstDelivery(db, message))) return true;
     await channel.send(
@@ -183,7 +187,7 @@ export class ChatInboundService {
           {
             kind: 'text',
             to: phone,
-            text: `${business.name}: API access comes with an active business plan, so no API key was issued.`,
+            text: translator(business.language)('chat.key_no_plan', { business: business.name }),
           },
           { purpose: 'reply', businessId: business.id },
         );
@@ -191,7 +195,7 @@ export class ChatInboundService {
       }
       const issued = await businesses.issueChatKey(business.id);
       await channel.send(
-        { kind: 'text', to: phone, text: chatKeyText(business.name, issued) },
+        { kind: 'text', to: phone, text: chatKeyText(business, issued) },
         { purpose: 'reply', businessId: business.id },
       );
     }
@@ -225,18 +229,18 @@ export class ChatInboundService {
  * The announcement of a key issued over chat (PRODUCT part 16), to the business's own phone: the
  * key, or why none was issued, and the key revoked to keep at most MAX_ACTIVE_KEYS active.
  */
-function chatKeyText(businessName: string, issued: Awaited<ReturnType<BusinessService['issueChatKey']>>): string {
+function chatKeyText(
+  business: { name: string; language: string },
+  issued: Awaited<ReturnType<BusinessService['issueChatKey']>>,
+): string {
+  const t = translator(business.language);
   if (issued.apiKey === null) {
-    return `${businessName} already has ${issued.activeKeys} active API keys, none of them issued over chat, so no key was issued. Revoke one first (the admin CLI or the dashboard).`;
+    return t('chat.key_too_many', { business: business.name, count: issued.activeKeys });
   }
   return [
-    `Your new API key for ${businessName}:`,
+    t('chat.key_new', { business: business.name }),
     issued.apiKey,
-    'It is shown only this once; keep it secret. Keys issued before keep working until revoked.',
-    ...(issued.revoked
-      ? [
-          `At most ${MAX_ACTIVE_KEYS} keys can be active, so the oldest key issued over chat (${issued.revoked.prefix}…) was revoked.`,
-        ]
-      : []),
+    t('chat.key_secret'),
+    ...(issued.revoked ? [t('chat.key_revoked', { max: MAX_ACTIVE_KEYS, prefix: issued.revoked.prefix })] : []),
   ].join('\n');
 }

@@ -96,7 +96,7 @@ export async function lockTransaction(
     .executeTakeFirst();
 }
 
-/** The row of a due's contact, locked on PostgreSQL (a due's contact never changes). */
+/** The row of a due's contact, locked on PostgreSQL (a due's contact changes only by a merge, which holds both contacts). */
 function lockContactOfDue(db: Executor, businessId: string, id: string) {
   return db
     .selectFrom('contacts')

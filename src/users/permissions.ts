@@ -36,6 +36,8 @@ export const PERMISSIONS = {
   'contacts.read': ALL,
   /** pause a buyer's reminders, assign a buyer */
   'contacts.edit': BOOKKEEPERS,
+  /** merge two buyers that are one person (everything of one moves to the other) */
+  'contacts.merge': BOOKKEEPERS,
   import: BOOKKEEPERS,
   /** bank statements and their credits */
   'bank.read': READERS,

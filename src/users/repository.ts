@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor, UserTable } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
 
 export type UserRow = Selectable<UserTable>;
 
@@ -45,7 +46,7 @@ export async function deleteUser(db: Executor, businessId: string, id: string, n
   await db.deleteFrom('dashboard_logins').where('user_id', '=', id).execute();
   await db
     .updateTable('contacts')
-    .set({ assigned_to: null, updated_at: now })
+    .set({ assigned_to: null, updated_at: updatedAtAfter(db, now) })
     .where('assigned_to', '=', id)
     .where('business_id', '=', businessId)
     .execute();

@@ -49,11 +49,16 @@ export function overdueDays(oldestOpenDue: string | null | undefined, today: str
 }
 
 /** A buyer's line in a list: the name to tap, what they owe and since how long. */
-export function buyerItem(v: View, contact: ContactRow, today: string): Markup {
+export function buyerItem(
+  v: View,
+  contact: ContactRow,
+  today: string,
+  href = `/dashboard/contacts/${contact.id}`,
+): Markup {
   const { t } = v;
   const days = overdueDays(contact.oldest_open_due, today);
   const balance = Number(contact.balance_paise);
-  return html`<li><span><a href="/dashboard/contacts/${contact.id}">${contact.name}</a>${
+  return html`<li><span><a href="${href}">${contact.name}</a>${
     days > 0 ? html`<br><span class="muted">${t('ledger.overdue_days', { days })}</span>` : ''
   }</span><span class="end${balance > 0 ? ' owed' : ''}">${balance < 0 ? t('ledger.advance', { amount: v.money(-balance) }) : v.money(balance)}</span></li>`;
 }

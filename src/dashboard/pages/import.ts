@@ -1,5 +1,5 @@
+import { refusalText } from '../../i18n/refusal.js';
 import { html, htmlWith } from '../../paypage/html.js';
-import { refusalText } from '../errors.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
 import type { View } from './view.js';
 

@@ -16,7 +16,7 @@ export const CLAIMS_SHOWN = 10;
 export const LEDGER_ENTRIES = 50;
 
 /** The buyer page's forms, each folded under its name; the one whose input was refused opens. */
-export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit';
+export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit' | 'merge';
 
 export interface LedgerData {
   contact: ContactRow;
@@ -149,6 +149,11 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
 <p class="muted">${contact.reminders_paused ? t('contact.paused') : t('contact.not_paused')}</p>
 <div class="actions"><button type="submit" class="secondary">${contact.reminders_paused ? t('contact.resume') : t('contact.pause')}</button></div></form>`;
 
+  const merge = html`<form method="get" action="${base}/merge" role="search">
+<p class="muted">${t('merge.help', { name: contact.name })}</p>
+<label for="merge-q">${t('contacts.search')}</label><input id="merge-q" name="q" type="search" maxlength="120">
+<div class="actions"><button type="submit">${t('merge.find')}</button></div></form>`;
+
   const body = html`<h1>${contact.name}</h1>
 <section class="card" aria-labelledby="balance-h"><h2 id="balance-h" class="balance${balance > 0 ? ' owed' : ''}">${balanceText(v, balance)}</h2>
 <p class="muted">${[
@@ -170,6 +175,7 @@ ${v.may('reminders.send') ? fold(d, 'remind', t('ledger.remind'), remind) : ''}
 ${fold(d, 'share', t('ledger.share'), share)}
 ${fold(d, 'statement', t('ledger.statement'), statement)}
 ${v.may('contacts.edit') ? fold(d, 'edit', t('ledger.edit'), edit) : ''}
+${v.may('contacts.merge') ? fold(d, 'merge', t('merge.title'), merge) : ''}
 <section class="card" aria-labelledby="entries-h"><h2 id="entries-h">${t('ledger.entries')}</h2>
 <p class="muted">${t('ledger.period', { from: v.date(d.statement.from), to: v.date(d.statement.to) })}</p>${
     shown.length === 0

@@ -1,0 +1,191 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/schema.js';
+import { updatedAtAfter } from '../db/updated-at.js';
+
+/**
+ * The writes of merging one buyer into another (contact-merge/service.ts runs them in one
+ * transaction, both contacts locked): every row that names the merged contact names the kept one.
+ */
+
+/** What moves with the merged buyer, counted for the confirmation step. */
+export interface MergeCounts {
+  dues: number;
+  receipts: number;
+  claims: number;
+  replies: number;
+  /** bank credits matched to the buyer or suggesting it */
+  bank_credits: number;
+}
+
+const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
+  Number((await q.executeTakeFirstOrThrow()).n);
+
+export async function countMoving(db: Executor, businessId: string, contactId: string): Promise<MergeCounts> {
+  const n = sql<number>`count(*)`.as('n');
+  const [dues, receipts, claims, replies, bankCredits] = await Promise.all([
+    count(
+      db
+        .selectFrom('transactions')
+        .select(n)
+        .where('business_id', '=', businessId)
+        .where('contact_id', '=', contactId)
+        .where('deleted_at', 'is', null),
+    ),
+    count(
+      db.selectFrom('receipts').select(n).where('business_id', '=', businessId).where('contact_id', '=', contactId),
+    ),
+    count(
+      db
+        .selectFrom('payment_claims')
+        .select(n)
+        .where('business_id', '=', businessId)
+        .where((eb) =>
+          eb.or([
+            eb('contact_id', '=', contactId),
+            eb(
+              'transaction_id',
+              'in',
+              eb
+                .selectFrom('transactions')
+                .select('id')
+                .where('business_id', '=', businessId)
+                .where('contact_id', '=', contactId),
+            ),
+          ]),
+        ),
+    ),
+    count(
+      db
+        .selectFrom('buyer_replies')
+        .select(n)
+        .where('business_id', '=', businessId)
+        .where('contact_id', '=', contactId),
+    ),
+    count(
+      db
+        .selectFrom('bank_credits')
+        .select(n)
+        .where('business_id', '=', businessId)
+        .where((eb) => eb.or([eb('contact_id', '=', contactId), eb('suggestions', 'like', `%${contactId}%`)])),
+    ),
+  ]);
+  return { dues, receipts, claims, replies, bank_credits: bankCredits };
+}
+
+/** The ids of the merged contact's dues that are not deleted (they get transaction.updated). */
+export function liveDueIds(db: Executor, businessId: string, contactId: string): Promise<string[]> {
+  return db
+    .selectFrom('transactions')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', contactId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute()
+    .then((rows) => rows.map((r) => r.id));
+}
+
+/**
+ * Moves the merged contact's dues to the kept one, stamped `at` (a client syncing dues by `since`
+ * sees their new contact). The balance triggers watch amounts, not contact_id: the service moves
+ * the contacts' kept balances itself.
+ */
+export async function moveDues(db: Executor, businessId: string, from: string, to: string, at: string) {
+  await db
+    .updateTable('transactions')
+    .set({ contact_id: to, updated_at: updatedAtAfter(db, at) })
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', from)
+    .execute();
+}
+
+/** The tables whose rows belong to one contact of the business by a plain contact_id column. */
+const BY_CONTACT = [
+  'receipts',
+  'adjustments',
+  'payment_claims',
+  'reminders',
+  'buyer_replies',
+  'bank_credits',
+  'bank_payers',
+] as const;
+
+export async function moveContactRows(db: Executor, businessId: string, from: string, to: string) {
+  for (const table of BY_CONTACT) {
+    await db
+      .updateTable(table)
+      .set({ contact_id: to })
+      .where('business_id', '=', businessId)
+      .where('contact_id', '=', from)
+      .execute();
+  }
+  // Messages sent to the buyer (the business is on the row; the contact id is unique anyway).
+  await db.updateTable('chat_messages').set({ contact_id: to }).where('contact_id', '=', from).execute();
+}
+
+/** Bank credits waiting for the owner whose suggestions name the merged contact. */
+export function creditsSuggesting(db: Executor, businessId: string, contactId: string) {
+  return db
+    .selectFrom('bank_credits')
+    .select(['id', 'suggestions'])
+    .where('business_id', '=', businessId)
+    .where('suggestions', 'like', `%${contactId}%`)
+    .execute();
+}
+
+export function setSuggestions(db: Executor, id: string, suggestions: string) {
+  return db.updateTable('bank_credits').set({ suggestions }).where('id', '=', id).execute();
+}
+
+export function scoreSumsOf(db: Executor, contactId: string) {
+  return db
+    .selectFrom('contact_scores')
+    .select(['epoch_day', 'weighted', 'weights', 'terms'])
+    .where('contact_id', '=', contactId)
+    .executeTakeFirst();
+}
+
+/**
+ * The kept contact takes the merged one's open balance, credit and oldest open due, and its
+ * phone, language and assignee where it has none of its own.
+ */
+export function absorbInto(
+  db: Executor,
+  keptId: string,
+  merged: {
+    open_paise: number;
+    credit_paise: number;
+    oldest_open_due: string;
+    phone: string | null;
+    phone_rev: string | null;
+    language: string | null;
+    assigned_to: string | null;
+  },
+  at: string,
+) {
+  const open = Number(merged.open_paise);
+  const credit = Number(merged.credit_paise);
+  return db
+    .updateTable('contacts')
+    .set({
+      open_paise: sql`open_paise + ${open}`,
+      credit_paise: sql`credit_paise + ${credit}`,
+      balance_paise: sql`balance_paise + ${open - credit}`,
+      oldest_open_due: sql`case when oldest_open_due < ${merged.oldest_open_due} then oldest_open_due else ${merged.oldest_open_due} end`,
+      phone: sql`coalesce(phone, ${merged.phone})`,
+      phone_rev: sql`case when phone is null then ${merged.phone_rev} else phone_rev end`,
+      language: sql`coalesce(language, ${merged.language})`,
+      assigned_to: sql`coalesce(assigned_to, ${merged.assigned_to})`,
+      updated_at: updatedAtAfter(db, at),
+    })
+    .where('id', '=', keptId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The merged contact's own rows, then the contact itself (nothing else names it by then). */
+export async function deleteContact(db: Executor, businessId: string, contactId: string) {
+  await db.deleteFrom('contact_name_terms').where('contact_id', '=', contactId).execute();
+  await db.deleteFrom('contact_scores').where('contact_id', '=', contactId).execute();
+  await db.deleteFrom('contacts').where('business_id', '=', businessId).where('id', '=', contactId).execute();
+}

@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { accountPageRoutes } from './account-page/routes.js';
 import { adjustmentRoutes, adjustmentSchemas } from './adjustments/routes.js';
+import { actAs, requestContextHooks } from './audit/context.js';
+import { auditRoutes, auditSchemas } from './audit/routes.js';
 import { bankRoutes, bankSchemas } from './bank/routes.js';
 import { bulkRoutes } from './bulk/routes.js';
 import { businessRoutes } from './businesses/routes.js';
@@ -97,6 +99,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     return jsonParser(request, body as string, done);
   });
 
+  // Who acts and in which request, for the audit entries a request writes (audit/context.ts).
+  app.addHook('onRequest', requestContextHooks.onRequest);
+  app.addHook('preValidation', requestContextHooks.preValidation);
+
   const { httpDuration } = deps.metrics;
   // One hook for what every response needs (each Fastify hook costs a request a few microseconds).
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -126,6 +132,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     ...statementSchemas,
     ...adjustmentSchemas,
     ...userSchemas,
+    ...auditSchemas,
     ...unappliedPaymentSchemas,
     ...legacySchemas,
     ...legacyWebhookSchemas,
@@ -145,11 +152,18 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(dashboardRoutes, { prefix: '/dashboard' });
   await app.register(razorpayWebhookRoutes);
 
-  const authenticate = authenticationHook({
+  const authenticateKey = authenticationHook({
     config,
     businesses: deps.services.businesses,
     rateLimits: deps.rateLimits,
   });
+  // An API key acts as itself in the audit log: its id, and its prefix (what the owner sees of it).
+  const authenticate: typeof authenticateKey = async (request, reply) => {
+    await authenticateKey(request, reply);
+    const header = request.headers['x-api-key'];
+    const prefix = typeof header === 'string' ? header.trim().slice(0, 12) : null;
+    actAs({ type: 'api_key', id: request.auth.keyId, name: prefix });
+  };
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate);
@@ -170,6 +184,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       await v1.register(webhookRoutes);
       await v1.register(eventRoutes);
       await v1.register(userRoutes);
+      await v1.register(auditRoutes);
     },
     { prefix: '/v1' },
   );

@@ -3,7 +3,7 @@ import { verifyStore } from '../src/ops/verify/index.js';
 import { type DashboardClient, signInByLink } from './helpers/dashboard.js';
 import { eventsOf } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness, uniquePhone } from './helpers/harness.js';
-import { addStaff, signInAsUser } from './helpers/staff.js';
+import { addStaff, cli, signInAsUser } from './helpers/staff.js';
 import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
 
 /**
@@ -134,10 +134,12 @@ describe('merging two buyers on the dashboard', () => {
     expect(confirm.status).toBe(200);
     const expectedBalance = keptBefore.balance_paise + mergedBefore.balance_paise;
     expect(confirm.text).toContain(
-      `Ravi Kumaar will be merged into Ravi Kumar: 2 dues, 3 payments, 1 claims, 1 messages and 2 bank entries move to Ravi Kumar`,
+      'Ravi Kumaar will be merged into Ravi Kumar. Moving to Ravi Kumar: dues 2, payments 3, claims 1, messages 1, bank entries 2.',
     );
+    // 5,000 of the kept buyer's; 2,000 - 500 received - 100 TDS - 300 from the bank of the other's.
+    expect(expectedBalance).toBe(610_000);
     expect(confirm.text).toContain(
-      `Ravi Kumar after the merge: To collect: ₹${(expectedBalance / 100).toLocaleString('en-IN', { minimumFractionDigits: 2 })}`,
+      'balance after the merge</span><br><strong class="balance owed">To collect: ₹6,100.00</strong>',
     );
     expect((await biz.get(`/v1/contacts/${b.merged}`)).status).toBe(200);
 
@@ -190,6 +192,26 @@ describe('merging two buyers on the dashboard', () => {
     expect(st.closing_balance_paise).toBe(kept.balance_paise);
     expect(st.entries.some((e: { transaction_id: string }) => e.transaction_id === b.m1.id)).toBe(true);
     await expectVerified(biz.business.id);
+
+    // The audit log has the merge, by the owner signed in, in the same transaction as the change.
+    const audit = async (q: string) => (await biz.get(`/v1/audit-log?${q}`)).body.data as Record<string, any>[];
+    const [keptEntry] = await audit(`entity=contact&entity_id=${b.kept}`);
+    expect(keptEntry).toMatchObject({
+      action: 'contact.merged',
+      actor: { type: 'user', id: biz.business.id },
+      changes: { merged_contact_id: [null, b.merged], balance_paise: [keptBefore.balance_paise, expectedBalance] },
+    });
+    expect((await audit(`entity=contact&entity_id=${b.merged}`))[0]).toMatchObject({
+      action: 'contact.merged_away',
+      changes: { name: ['Ravi Kumaar', null], merged_into: [null, b.kept] },
+    });
+    expect((await audit(`entity=transaction&entity_id=${b.m1.id}`))[0]).toMatchObject({
+      action: 'transaction.updated',
+      changes: { contact_id: [b.merged, b.kept] },
+    });
+    for (const id of mergedReceipts) {
+      expect((await audit(`entity=receipt&entity_id=${id}`))[0]?.changes).toEqual({ contact_id: [b.merged, b.kept] });
+    }
 
     // Each moved due tells webhooks its new contact.
     const updated = (await eventsOf(h, biz.business.id, 'transaction.updated')).map((e) => e.data);
@@ -311,6 +333,37 @@ describe('merging two buyers on the dashboard', () => {
     }[];
     expect(receipts.reduce((s, r) => s + r.amount_paise, 0)).toBe(received);
     expect((await contact(biz, kept.contact_id)).balance_paise).toBe(200_000 - received);
+    await expectVerified(biz.business.id);
+  });
+
+  it('is a CLI command too: contact merge --business ID --keep ID --merge ID; refusals exit 1 and change nothing', async () => {
+    const biz = await h.newBusiness();
+    const a = await due(biz, { amount_paise: 10_000, contact_name: 'Gopal' });
+    const b = await due(biz, { amount_paise: 25_000, contact_name: 'Gopal Ji' });
+    const other = await h.newBusiness();
+    const theirs = await due(other, { amount_paise: 1_000, contact_name: 'Gopal' });
+    const args = (keep: string, merge: string) =>
+      cli(h, 'contact', 'merge', '--business', biz.business.id, '--keep', keep, '--merge', merge, '--json');
+    const before = await snapshot(biz);
+    for (const [keep, merge] of [
+      [a.contact_id, a.contact_id],
+      [a.contact_id, theirs.contact_id],
+      [a.contact_id, 'nope'],
+    ] as const) {
+      const refused = await args(keep, merge);
+      expect(refused.code, `${keep} ${merge}`).not.toBe(0);
+      expect(refused.stderr).not.toBe('');
+    }
+    expect(await snapshot(biz)).toEqual(before);
+    const run = await args(a.contact_id, b.contact_id);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.merged).toMatchObject({
+      contact_id: a.contact_id,
+      merged_contact_id: b.contact_id,
+      balance_paise: 35_000,
+      moved: { dues: 1 },
+    });
+    expect((await biz.get(`/v1/contacts/${b.contact_id}`)).status).toBe(404);
     await expectVerified(biz.business.id);
   });
 });

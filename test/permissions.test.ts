@@ -145,6 +145,11 @@ const DASHBOARD: Record<Action, (w: World) => Request> = {
     url: `/dashboard/contacts/${w.contactA}/reminders`,
     form: { reminders_paused: 'true' },
   }),
+  'contacts.assign': (w) => ({
+    method: 'POST',
+    url: `/dashboard/contacts/${w.contactB}/assign`,
+    form: { assigned_to: w.users.collector.id },
+  }),
   'contacts.merge': (w) => ({
     method: 'POST',
     url: `/dashboard/contacts/${w.contactA}/merge`,

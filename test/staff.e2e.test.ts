@@ -142,3 +142,35 @@ describe("the owner's Staff page on a phone", () => {
     });
   }
 });
+
+describe("the owner assigns a buyer on a phone, without JavaScript's help", () => {
+  for (const language of ['en', 'hi'] as const) {
+    it(`picks the collector in "Assigned to" and the list shows it (${language})`, async () => {
+      const { biz, collector } = await seed(language);
+      const other = await biz.post('/v1/transactions', {
+        contact_name: 'Sunil Traders',
+        amount_paise: 80_000,
+        due_date: '2026-03-25',
+      });
+      const contactId = other.body.data.contact_id as string;
+      const page = await phonePage(language === 'hi' ? 'hi-IN' : 'en-IN');
+      await page.goto(`${base}${new URL(await loginLink(h, biz.business.id)).pathname}`);
+      await page.goto(`${base}/dashboard/contacts/${contactId}`);
+      const t =
+        language === 'hi'
+          ? { assign: 'किसके ज़िम्मे', save: 'सहेजें', done: 'ग्राहक सौंप दिया गया', to: `${collector.name} के ज़िम्मे` }
+          : { assign: 'Assigned to', save: 'Save', done: 'the buyer is assigned', to: `Assigned to ${collector.name}` };
+      await page.locator('#assign > summary').click();
+      await page.getByLabel(t.assign, { exact: true }).selectOption(collector.id);
+      await expectAccessible(page, `${language}-buyer-assign`);
+      await Promise.all([page.waitForURL(/ok=assigned/), page.getByRole('button', { name: t.save }).click()]);
+      expect(await page.textContent('main')).toContain(t.to);
+      expect(await page.textContent('body')).toContain(t.done);
+      await page.goto(`${base}/dashboard/contacts`);
+      expect(await page.textContent('main')).toContain(t.to);
+      await expectAccessible(page, `${language}-buyers-assigned`);
+      expect((await biz.get(`/v1/contacts/${contactId}`)).body.data.assigned_to).toBe(collector.id);
+      await page.context().close();
+    });
+  }
+});

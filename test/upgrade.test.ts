@@ -7,13 +7,17 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrations } from '../src/db/migrations/index.js';
 import { migrate, openStore, type Store } from '../src/db/store.js';
+import { sha256Hex } from '../src/lib/ids.js';
 import { verifyStore } from '../src/ops/verify/index.js';
+import { DashboardClient } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { signInWithPhone } from './helpers/staff.js';
 
 /**
  * Upgrades: a store made by the oldest released schema (its first migration alone), holding data
  * written with that release's SQL (test/fixtures/oldest-schema.sql), migrates to the current
- * schema and reads the same through the API; every kept figure then verifies.
+ * schema and reads the same through the API; every kept figure then verifies. A store from before
+ * staff and roles gets its owner's user from the business phone.
  */
 const OLDEST = ['2026-11-21T00-00_core'];
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'oldest-schema.sql');
@@ -199,5 +203,61 @@ describe('a store from the oldest released schema', () => {
     const summary = await get('/v1/summary');
     expect(summary.body.data).toMatchObject({ pending: { count: 2, paise: 109_900 }, paid_this_month_paise: 125_000 });
     expect((await verifyStore(h.store.db)).differences).toEqual([]);
+  });
+});
+
+describe('a store from before staff and roles (no users table)', () => {
+  it("migrates with the owner's user made from the business phone: the owner's session and code sign-in act as the owner", async () => {
+    const released = Object.keys(migrations);
+    const before = released.slice(0, released.indexOf('2026-11-28T07-00_users'));
+    expect(before.length).toBeGreaterThan(OLDEST.length);
+    const opened = await emptyStore();
+    const token = 'a-session-from-before-users-0123456789';
+    let old: Harness | undefined;
+    try {
+      await migrateOnly(opened.store, OLDEST);
+      for (const statement of fixtureStatements()) await sql.raw(statement).execute(opened.store.db);
+      await migrateOnly(opened.store, before);
+      await sql`insert into dashboard_sessions (token_hash, business_id, csrf_token, created_at, expires_at)
+                values (${sha256Hex(token)}, ${BUSINESS}, ${'csrf-from-before-users'}, ${NOW}, ${'2026-12-01T00:00:00.000Z'})`.execute(
+        opened.store.db,
+      );
+      expect(await migrate(opened.store.db)).toContain('2026-11-28T07-00_users');
+      old = await startHarness({ now: NOW, store: opened });
+
+      const users = await old.request('GET', '/v1/users', { headers: { 'x-api-key': API_KEY } });
+      expect(users.status, users.text).toBe(200);
+      expect(users.body.data).toEqual([
+        {
+          id: BUSINESS,
+          name: 'Oldest Traders',
+          phone: '919800000001',
+          role: 'owner',
+          created_at: '2026-10-01T04:30:00.000Z',
+        },
+      ]);
+
+      // The session opened before the upgrade is the owner's: the owner's forms are on the Staff page.
+      const client = new DashboardClient(old);
+      client.cookies.set('dashboard_session', token);
+      const staff = await client.get('/dashboard/users');
+      expect(staff.status, staff.text).toBe(200);
+      expect(staff.text).toContain('action="/dashboard/users"');
+
+      // A code sent to the business phone signs in the owner.
+      const owner = await signInWithPhone(old, '919800000001');
+      expect((await owner.get('/dashboard')).status).toBe(200);
+      const added = await owner.submit('/dashboard/users', '/dashboard/users', {
+        name: 'Asha Accountant',
+        phone: '98765 40404',
+        role: 'accountant',
+      });
+      expect(added.status, added.text).toBe(303);
+      expect((await verifyStore(old.store.db)).differences).toEqual([]);
+    } finally {
+      if (old) await old.close();
+      else await opened.store.close();
+      rmSync(opened.dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -32,6 +32,8 @@ export const OPTIONS = {
   out: { type: 'string' },
   from: { type: 'string' },
   contact: { type: 'string' },
+  keep: { type: 'string' },
+  merge: { type: 'string' },
   user: { type: 'string' },
   role: { type: 'string' },
 } as const;
@@ -53,7 +55,14 @@ export function allowOnly(values: Values, allowed: string[]) {
 }
 
 /** The options whose value is a row's id, and what that row is called in a message. */
-const ID_OPTIONS = { business: 'business', contact: 'contact', user: 'user', id: 'API key' } as const;
+const ID_OPTIONS = {
+  business: 'business',
+  contact: 'contact',
+  keep: 'contact',
+  merge: 'contact',
+  user: 'user',
+  id: 'API key',
+} as const;
 
 /**
  * Every id option of every command is checked here, before the command opens the store: a value

@@ -2,7 +2,7 @@ import { ChannelError } from '../channels/channel.js';
 import { accountUrl } from '../contacts/presenter.js';
 import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
-import { randomToken } from '../lib/ids.js';
+import { isUuid, randomToken } from '../lib/ids.js';
 import { html } from '../paypage/html.js';
 import { RecordReceiptBody, type RecordReceiptInput, ReverseBody } from '../receipts/schema.js';
 import { statementCsv } from '../statements/statement.js';
@@ -38,7 +38,7 @@ function buyerLanguage(value: string | undefined): 'en' | 'hi' | null {
 /** The buyers: their list by balance, and each buyer's page as their ledger (PRODUCT part 20). */
 export async function contactRoutes(app: App) {
   const { services, config } = app.deps;
-  const { transactions, contacts, receipts, statements, reminders } = services;
+  const { transactions, contacts, receipts, statements, reminders, users } = services;
 
   const ledger = async (
     v: View,
@@ -48,10 +48,16 @@ export async function contactRoutes(app: App) {
   ) => {
     const today = transactions.today(v.business);
     const { contact, standing } = await contacts.get(v.business, id, today);
-    const [s, replies, claims] = await Promise.all([
+    const [s, replies, claims, people] = await Promise.all([
       statements.get(v.business, id, {}),
       contacts.replies(v.business, id, REPLIES_SHOWN),
       services.claims.listPendingOfContact(v.business, id, CLAIMS_SHOWN),
+      // who may be chosen in "Assigned to"; others are shown only who holds the buyer
+      v.may('contacts.assign')
+        ? users.list(v.business.id)
+        : contact.assigned_to
+          ? users.namesOf(v.business.id, [contact.assigned_to]).then((m) => [...m].map(([id, name]) => ({ id, name })))
+          : [],
     ]);
     const url = accountUrl(config.publicBaseUrl, contact.account_token);
     const balance = Number(contact.balance_paise);
@@ -77,6 +83,7 @@ export async function contactRoutes(app: App) {
           reference: c.reference,
           created_at: c.created_at,
         })),
+        users: people.map((u) => ({ id: u.id, name: u.name })),
         accountUrl: url,
         // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.
         whatsappUrl: url ? `https://wa.me/${contact.phone ?? ''}?text=${encodeURIComponent(message)}` : null,
@@ -114,6 +121,10 @@ export async function contactRoutes(app: App) {
         q,
         sort,
         today: transactions.today(v.business),
+        assignees: await users.namesOf(
+          v.business.id,
+          found.items.flatMap(({ contact }) => (contact.assigned_to ? [contact.assigned_to] : [])),
+        ),
       }),
     );
   });
@@ -216,6 +227,15 @@ export async function contactRoutes(app: App) {
       language: buyerLanguage(form.language),
     });
     return `/dashboard/contacts/${id}?ok=saved`;
+  });
+
+  action('assign', 'assign', async (v, id, form) => {
+    const userId = (form.assigned_to ?? '').trim();
+    if (userId !== '' && !isUuid(userId)) {
+      throw errors.invalid('assigned_to', 'assigned_to is not the id of a user of this business');
+    }
+    await contacts.update(v.business, id, { assigned_to: userId === '' ? null : userId });
+    return `/dashboard/contacts/${id}?ok=assigned`;
   });
 
   action('reminders', 'edit', async (v, id, form) => {

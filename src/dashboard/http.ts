@@ -59,6 +59,7 @@ const OUTCOMES: Record<string, MessageKey> = {
   enabled: 'developers.enabled',
   user_added: 'users.added',
   user_removed: 'users.removed',
+  assigned: 'ledger.assigned',
 };
 
 /** Every outcome a redirect may name (the language test shows each one). */

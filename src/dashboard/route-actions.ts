@@ -45,6 +45,7 @@ export const ROUTE_ACTIONS: Record<string, RouteRule> = {
   'GET /dashboard/contacts/:id': { action: 'contacts.read', scope: 'contact' },
   'POST /dashboard/contacts/:id/reminders': { action: 'contacts.edit', scope: 'contact' },
   'POST /dashboard/contacts/:id/edit': { action: 'contacts.edit', scope: 'contact' },
+  'POST /dashboard/contacts/:id/assign': { action: 'contacts.assign', scope: 'contact' },
   'POST /dashboard/contacts/:id/payments': { action: 'payments.record', scope: 'contact' },
   'POST /dashboard/contacts/:id/dues': { action: 'dues.create', scope: 'contact' },
   'POST /dashboard/contacts/:id/remind': { action: 'reminders.send', scope: 'contact' },

@@ -1,5 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actAs } from '../audit/context.js';
 import { AppError } from '../errors.js';
 import { toAppError } from '../http/error-handler.js';
 import { statusOf } from '../http/error-status.js';
@@ -170,6 +171,7 @@ export async function dashboardRoutes(app: App) {
       const session = await auth.session(request.cookies[SESSION_COOKIE]);
       if (!session) return seeOther(reply, '/dashboard/login');
       request.dashboardSession = session;
+      actAs({ type: 'user', id: session.user.id, name: session.user.name });
       const verdict = roleVerdict(request, session);
       if (verdict.kind === 'forbidden') return forbidden(request, reply);
       if (verdict.kind === 'redirect') return seeOther(reply, verdict.location);

@@ -510,6 +510,25 @@ export interface UserTable {
   created_at: string;
 }
 
+/** Who made a change: a dashboard user, an API key, a user over chat, or the system (CLI, workers, gateway). */
+export type AuditActorType = 'user' | 'api_key' | 'chat' | 'system';
+
+/** One audit entry (src/audit/): written with its change, never updated but by a contact's erase. */
+export interface AuditLogTable {
+  id: string;
+  business_id: string;
+  at: string;
+  actor_type: AuditActorType;
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  entity: string;
+  entity_id: string;
+  /** JSON text {field: [before, after]} */
+  changes: string;
+  request_id: string | null;
+}
+
 /** One uploaded bank statement. */
 export interface BankStatementTable {
   id: string;
@@ -588,6 +607,7 @@ export interface Database {
   dashboard_logins: DashboardLoginTable;
   dashboard_sessions: DashboardSessionTable;
   users: UserTable;
+  audit_log: AuditLogTable;
 }
 
 export type Db = Kysely<Database>;

@@ -34,8 +34,10 @@ export const PERMISSIONS = {
   /** confirm or reject a buyer's "I have paid" */
   'claims.decide': BOOKKEEPERS,
   'contacts.read': ALL,
-  /** pause a buyer's reminders, assign a buyer */
+  /** a buyer's name, phone and language; pause their reminders */
   'contacts.edit': BOOKKEEPERS,
+  /** assign a buyer to a user (a collector then sees and acts on them) */
+  'contacts.assign': BOOKKEEPERS,
   /** merge two buyers that are one person (everything of one moves to the other) */
   'contacts.merge': BOOKKEEPERS,
   import: BOOKKEEPERS,

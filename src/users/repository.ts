@@ -28,6 +28,16 @@ export function findUser(db: Executor, businessId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** The names of some users of the business (a page's assignees): one read by primary key. */
+export function userNamesByIds(db: Executor, businessId: string, ids: string[]) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'name'])
+    .where('business_id', '=', businessId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 /** Every business a phone is a user of (sign-in, chat commands): the business, and the user's id and role. */
 export function membershipsByPhone(db: Executor, phone: string) {
   return db

@@ -28,6 +28,14 @@ export class UserService {
     return user;
   }
 
+  /** Each of these users' name by id (the assignees of a page of buyers); unknown ids are left out. */
+  async namesOf(businessId: string, ids: Iterable<string>): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await repo.userNamesByIds(this.deps.db, businessId, unique);
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
   async add(businessId: string, input: AddUserInput): Promise<repo.UserRow> {
     const business = await repo.businessCountry(this.deps.db, businessId);
     if (!business) throw errors.notFound('business');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { diff, recordAudit } from '../audit/record.js';
 import { type BusinessRow, lockBusiness } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -19,6 +20,8 @@ import { signAndSend } from './sign-and-send.js';
 export const MAX_ENDPOINTS_PER_BUSINESS = 20;
 export const MAX_URL_LENGTH = 2048;
 const HOUR_MS = 60 * 60 * 1000;
+/** An endpoint's fields its audit entries show before and after (never its secret). */
+const AUDITED = ['url', 'events', 'active'] as const;
 
 export interface EndpointView {
   row: endpointsRepo.EndpointRow;
@@ -84,6 +87,9 @@ export class WebhookService {
         deleted_at: null,
       };
       await endpointsRepo.insertEndpoint(trx, row);
+      await recordAudit(trx, business.id, now, [
+        { action: 'webhook.created', entity: 'webhook', entityId: id, changes: diff(null, row, AUDITED) },
+      ]);
       return { row, events, secret };
     });
   }
@@ -114,6 +120,15 @@ export class WebhookService {
         previousExpiresAt,
         at: now.toISOString(),
       });
+      // the secrets themselves are never written to the log
+      await recordAudit(trx, business.id, now, [
+        {
+          action: 'webhook.secret_rotated',
+          entity: 'webhook',
+          entityId: id,
+          changes: { previous_secret_expires_at: [row.previous_secret_expires_at, previousExpiresAt] },
+        },
+      ]);
       return { id, secret, previousExpiresAt };
     });
   }
@@ -156,8 +171,12 @@ export class WebhookService {
   async remove(business: BusinessRow, id: string): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
       const now = this.deps.clock.now().toISOString();
+      const before = await endpointsRepo.findEndpoint(trx, business.id, id);
       const deleted = await endpointsRepo.softDeleteEndpoint(trx, business.id, id, now);
-      if (Number(deleted.numUpdatedRows) === 0) throw errors.notFound('webhook endpoint');
+      if (!before || Number(deleted.numUpdatedRows) === 0) throw errors.notFound('webhook endpoint');
+      await recordAudit(trx, business.id, now, [
+        { action: 'webhook.deleted', entity: 'webhook', entityId: id, changes: diff(before, null, AUDITED) },
+      ]);
       await deliveriesRepo.cancelQueued(trx, id, 'endpoint deleted', now);
     });
   }
@@ -177,6 +196,7 @@ export class WebhookService {
     return this.deps.db.transaction().execute(async (trx) => {
       await endpointsRepo.lockEndpoint(trx, id);
       const now = this.deps.clock.now().toISOString();
+      const before = await endpointsRepo.findEndpoint(trx, business.id, id);
       const row = await endpointsRepo.updateEndpoint(trx, business.id, id, {
         ...(input.active !== undefined && { active: input.active }),
         ...(input.active === false && { reason: TURNED_OFF_BY_BUSINESS }),
@@ -184,8 +204,14 @@ export class WebhookService {
         ...(events !== undefined && { events: JSON.stringify(events) }),
         at: now,
       });
-      if (!row) throw errors.notFound('webhook endpoint');
+      if (!row || !before) throw errors.notFound('webhook endpoint');
       if (input.active === false) await deliveriesRepo.cancelQueued(trx, id, 'endpoint turned off', now);
+      const changes = diff(before, row, AUDITED);
+      if (Object.keys(changes).length > 0) {
+        await recordAudit(trx, business.id, now, [
+          { action: 'webhook.updated', entity: 'webhook', entityId: id, changes },
+        ]);
+      }
       return view(row);
     });
   }

@@ -835,6 +835,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business's audit log, newest first
+         * @description One entry per change to money or to who may act, written with the change. entity (and entity_id): one kind of entity (one entity); since: entries at or after this time; starting_after: the id of the last entry of the previous page.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/legacy/v1/summary": {
         parameters: {
             query?: never;
@@ -1788,6 +1808,43 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
              */
             created_at: string;
+        };
+        AuditEntry: {
+            /**
+             * Format: uuid
+             * @description UUID
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, in the years 1900-9999
+             */
+            at: string;
+            actor: {
+                /**
+                 * @description user: a dashboard user; api_key: an API key; chat: a user over WhatsApp chat; system: the CLI, a worker, the payment gateway or bank matching
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "chat" | "system";
+                /** @description the user's or the key's id; null for system */
+                id: string | null;
+                /** @description the user's name, or the key's prefix; null for system */
+                name: string | null;
+            };
+            /** @description what was done, e.g. transaction.created, receipt.reversed */
+            action: string;
+            /**
+             * @description what the entry is about
+             * @enum {string}
+             */
+            entity: "transaction" | "receipt" | "adjustment" | "claim" | "bank_credit" | "contact" | "api_key" | "webhook" | "user" | "business";
+            entity_id: string;
+            /** @description each audited field that changed: [before, after] (null: absent) */
+            changes: {
+                [key: string]: (string | number | boolean | null)[];
+            };
+            /** @description the X-Request-Id of the request that made the change; null outside a request */
+            request_id: string | null;
         };
         UnappliedPayment: {
             /** @description the gateway's payment id (Razorpay: pay_…) */
@@ -8977,6 +9034,125 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["User"][];
+                    };
+                };
+            };
+            /** @description Invalid request (invalid_request): the message names the field, and `field` is set when one field is at fault */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials (unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (forbidden): for the API, the business's plan has no API access or has expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (rate_limited): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error (internal); no detail is exposed */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable (unavailable): the store cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit-IfAuthenticated"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-IfAuthenticated"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset-IfAuthenticated"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description what the entry is about */
+                entity?: "transaction" | "receipt" | "adjustment" | "claim" | "bank_credit" | "contact" | "api_key" | "webhook" | "user" | "business";
+                /** @description one entity (needs entity): its id */
+                entity_id?: string;
+                /** @description entries at or after this time */
+                since?: string;
+                /** @description id of the last entry of the previous page: the page of older entries, same filters */
+                starting_after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The business's audit log, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntry"][];
+                        limit: number;
+                        /** @description older entries follow: ask again with starting_after = the last id */
+                        hasMore: boolean;
                     };
                 };
             };

@@ -45,6 +45,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     usage: "contact erase --business ID --contact ID   remove a buyer's personal data (money records stay)",
     load: () => import('./contact-erase.js'),
   },
+  'contact merge': {
+    usage: 'contact merge --business ID --keep ID --merge ID   merge two buyers that are one person into the kept one',
+    load: () => import('./contact-merge.js'),
+  },
   'templates sync': {
     usage:
       'templates sync [--dry-run]        create the WhatsApp templates the account lacks (docs/whatsapp-templates.json)',

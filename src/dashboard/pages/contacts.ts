@@ -54,18 +54,33 @@ export function buyerItem(
   contact: ContactRow,
   today: string,
   href = `/dashboard/contacts/${contact.id}`,
+  assignee?: string,
 ): Markup {
   const { t } = v;
   const days = overdueDays(contact.oldest_open_due, today);
   const balance = Number(contact.balance_paise);
+  const notes = [
+    days > 0 ? t('ledger.overdue_days', { days }) : '',
+    assignee ? t('contacts.assignee', { name: assignee }) : '',
+  ].filter(Boolean);
   return html`<li><span><a href="${href}">${contact.name}</a>${
-    days > 0 ? html`<br><span class="muted">${t('ledger.overdue_days', { days })}</span>` : ''
+    notes.length > 0 ? html`<br><span class="muted">${notes.join(' · ')}</span>` : ''
   }</span><span class="end${balance > 0 ? ' owed' : ''}">${balance < 0 ? t('ledger.advance', { amount: v.money(-balance) }) : v.money(balance)}</span></li>`;
 }
 
 export function renderContactList(
   v: View,
-  d: { items: Item[]; total: number; page: number; pages: number; q: string; sort: ContactSortChoice; today: string },
+  d: {
+    items: Item[];
+    total: number;
+    page: number;
+    pages: number;
+    q: string;
+    sort: ContactSortChoice;
+    today: string;
+    /** the names of the users the page's buyers are assigned to, by id */
+    assignees: Map<string, string>;
+  },
   flash?: PageChrome['flash'],
 ): string {
   const { t } = v;
@@ -80,7 +95,15 @@ export function renderContactList(
 <section class="card" aria-label="${t('contacts.title')}">${
     d.items.length === 0
       ? html`<p>${t('contacts.none')}</p>`
-      : html`<ul class="list">${d.items.map(({ contact }) => buyerItem(v, contact, d.today))}</ul>`
+      : html`<ul class="list">${d.items.map(({ contact }) =>
+          buyerItem(
+            v,
+            contact,
+            d.today,
+            undefined,
+            contact.assigned_to ? d.assignees.get(contact.assigned_to) : undefined,
+          ),
+        )}</ul>`
   }
 ${d.pages > 1 ? pager(v, '/dashboard/contacts', { q: d.q, sort: d.sort }, d.page, d.pages) : ''}
 </section>`;

@@ -16,7 +16,7 @@ export const CLAIMS_SHOWN = 10;
 export const LEDGER_ENTRIES = 50;
 
 /** The buyer page's forms, each folded under its name; the one whose input was refused opens. */
-export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit' | 'merge';
+export type LedgerForm = 'receive' | 'due' | 'remind' | 'share' | 'statement' | 'edit' | 'assign' | 'merge';
 
 export interface LedgerData {
   contact: ContactRow;
@@ -27,6 +27,8 @@ export interface LedgerData {
   replies: ReplyRow[];
   /** "I have paid" from the buyer's account page, waiting for the owner's decision */
   claims: AccountClaimItem[];
+  /** the business's users: whom the buyer may be assigned to, and who holds them now */
+  users: Array<{ id: string; name: string }>;
   accountUrl: string | null;
   whatsappUrl: string | null;
   today: string;
@@ -149,6 +151,15 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
 <p class="muted">${contact.reminders_paused ? t('contact.paused') : t('contact.not_paused')}</p>
 <div class="actions"><button type="submit" class="secondary">${contact.reminders_paused ? t('contact.resume') : t('contact.pause')}</button></div></form>`;
 
+  const assignee = d.users.find((u) => u.id === contact.assigned_to);
+  const chosen = val('assigned_to', contact.assigned_to ?? '');
+  const assign = html`<form method="post" action="${base}/assign">${csrfField(v.csrfToken)}
+<label for="assign-to">${t('ledger.assign')}</label><select id="assign-to" name="assigned_to">
+<option value=""${chosen === '' ? html` selected` : ''}>${t('ledger.assign_nobody')}</option>${d.users.map(
+    (u) => html`<option value="${u.id}"${chosen === u.id ? html` selected` : ''}>${u.name}</option>`,
+  )}</select>
+<div class="actions"><button type="submit">${t('ledger.assign_save')}</button></div></form>`;
+
   const merge = html`<form method="get" action="${base}/merge" role="search">
 <p class="muted">${t('merge.help', { name: contact.name })}</p>
 <label for="merge-q">${t('contacts.search')}</label><input id="merge-q" name="q" type="search" maxlength="120">
@@ -160,6 +171,7 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
     d.overdueDays > 0 ? t('ledger.overdue_days', { days: d.overdueDays }) : '',
     contact.phone ? `+${contact.phone}` : t('ledger.no_phone'),
     `${t('contact.score')} ${standing.paymentScore}`,
+    assignee ? t('contacts.assignee', { name: assignee.name }) : '',
   ]
     .filter(Boolean)
     .join(' · ')}</p>
@@ -175,6 +187,7 @@ ${v.may('reminders.send') ? fold(d, 'remind', t('ledger.remind'), remind) : ''}
 ${fold(d, 'share', t('ledger.share'), share)}
 ${fold(d, 'statement', t('ledger.statement'), statement)}
 ${v.may('contacts.edit') ? fold(d, 'edit', t('ledger.edit'), edit) : ''}
+${v.may('contacts.assign') ? fold(d, 'assign', t('ledger.assign'), assign) : ''}
 ${v.may('contacts.merge') ? fold(d, 'merge', t('merge.title'), merge) : ''}
 <section class="card" aria-labelledby="entries-h"><h2 id="entries-h">${t('ledger.entries')}</h2>
 <p class="muted">${t('ledger.period', { from: v.date(d.statement.from), to: v.date(d.statement.to) })}</p>${

@@ -50,12 +50,11 @@ export function mergeConfirmation(v: View, p: MergePreview): Confirmation {
       claims: p.moving.claims,
       replies: p.moving.replies,
       credits: p.moving.bank_credits,
-      balance: balanceText(v, p.balance_paise),
     }),
     action: `${base}/merge`,
     button: t('merge.button'),
     danger: true,
-    fields: html`<input type="hidden" name="merge_id" value="${p.merged.id}">`,
+    fields: html`<p><span class="muted">${t('merge.after', { name: p.kept.name })}</span><br><strong class="balance${p.balance_paise > 0 ? ' owed' : ''}">${balanceText(v, p.balance_paise)}</strong></p><input type="hidden" name="merge_id" value="${p.merged.id}">`,
     back: `${base}/merge`,
     section: 'contacts',
   };

@@ -35,6 +35,7 @@ import * as keptCredit from './2026-11-28T03-00_kept-credit.js';
 import * as bankCreditReceipt from './2026-11-28T04-00_bank-credit-receipt.js';
 import * as openBalanceByDueDate from './2026-11-28T04-10_open-balance-by-due-date.js';
 import * as users from './2026-11-28T07-00_users.js';
+import * as auditLog from './2026-11-29T01-00_audit-log.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T04-00_bank-credit-receipt': bankCreditReceipt,
   '2026-11-28T04-10_open-balance-by-due-date': openBalanceByDueDate,
   '2026-11-28T07-00_users': users,
+  '2026-11-29T01-00_audit-log': auditLog,
 };

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signInByLink } from './helpers/dashboard.js';
+import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+
+/** GET /v1/audit-log: who changed what, newest first, filtered by entity, from a time, page by page. */
+
+const START = '2026-11-21T06:30:00.000Z';
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ now: START });
+});
+afterAll(() => h?.close());
+beforeEach(() => h.clock.set(START));
+
+interface Entry {
+  id: string;
+  at: string;
+  actor: { type: string; id: string | null; name: string | null };
+  action: string;
+  entity: string;
+  entity_id: string;
+  changes: Record<string, [unknown, unknown]>;
+  request_id: string | null;
+}
+
+async function auditLog(biz: TestBusiness, query = '') {
+  const res = await biz.get(`/v1/audit-log${query}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body as { data: Entry[]; limit: number; hasMore: boolean };
+}
+
+async function newHook(biz: TestBusiness, url = 'https://hooks.example.test/a') {
+  const res = await biz.post('/v1/webhooks', { url, events: ['transaction.created'] });
+  expect(res.status, res.text).toBe(201);
+  return res;
+}
+
+describe('GET /v1/audit-log', () => {
+  it('records a webhook created, changed and deleted, by the API key, with the request id, newest first', async () => {
+    const biz = await h.newBusiness();
+    const created = await newHook(biz);
+    const id = created.body.data.id as string;
+    h.clock.advance(1000);
+    const patched = await biz.patch(`/v1/webhooks/${id}`, { url: 'https://hooks.example.test/b' });
+    expect(patched.status, patched.text).toBe(200);
+    h.clock.advance(1000);
+    expect((await biz.delete(`/v1/webhooks/${id}`)).status).toBe(200);
+
+    const page = await auditLog(biz);
+    expect(page.hasMore).toBe(false);
+    expect(page.data.map((e) => e.action)).toEqual(['webhook.deleted', 'webhook.updated', 'webhook.created']);
+    const [deleted, updated, first] = page.data as [Entry, Entry, Entry];
+    const key = await h.store.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('business_id', '=', biz.business.id)
+      .executeTakeFirstOrThrow();
+    expect(first).toMatchObject({
+      at: START,
+      actor: { type: 'api_key', id: key.id, name: biz.apiKey.slice(0, 12) },
+      entity: 'webhook',
+      entity_id: id,
+      changes: {
+        url: [null, 'https://hooks.example.test/a'],
+        events: [null, '["transaction.created"]'],
+        active: [null, 1],
+      },
+      request_id: created.headers['x-request-id'],
+    });
+    expect(updated.changes).toEqual({ url: ['https://hooks.example.test/a', 'https://hooks.example.test/b'] });
+    expect(updated.at).toBe('2026-11-21T06:30:01.000Z');
+    expect(updated.request_id).toBe(patched.headers['x-request-id']);
+    expect(deleted.changes).toEqual({
+      url: ['https://hooks.example.test/b', null],
+      events: ['["transaction.created"]', null],
+      active: [1, null],
+    });
+  });
+
+  it('names the dashboard user who made a change', async () => {
+    const biz = await h.newBusiness();
+    const id = (await newHook(biz)).body.data.id as string;
+    const client = await signInByLink(h, biz.business.id);
+    const removed = await client.submit('/dashboard/developers', `/dashboard/developers/webhooks/${id}/delete`);
+    expect(removed.status).toBe(303);
+    const [entry] = (await auditLog(biz, '?limit=1')).data;
+    expect(entry).toMatchObject({
+      action: 'webhook.deleted',
+      actor: { type: 'user', id: biz.business.id, name: biz.business.name },
+    });
+    expect(entry?.request_id).toEqual(expect.any(String));
+  });
+
+  it('filters by entity and entity id, and by since', async () => {
+    const biz = await h.newBusiness();
+    const a = (await newHook(biz, 'https://hooks.example.test/1')).body.data.id as string;
+    h.clock.advance(60_000);
+    const b = (await newHook(biz, 'https://hooks.example.test/2')).body.data.id as string;
+
+    expect((await auditLog(biz, `?entity=webhook&entity_id=${a}`)).data.map((e) => e.entity_id)).toEqual([a]);
+    expect((await auditLog(biz, '?entity=webhook')).data.map((e) => e.entity_id)).toEqual([b, a]);
+    expect((await auditLog(biz, '?entity=contact')).data).toEqual([]);
+    expect(
+      (await auditLog(biz, `?since=${encodeURIComponent('2026-11-21T06:31:00.000Z')}`)).data.map((e) => e.entity_id),
+    ).toEqual([b]);
+    expect((await auditLog(biz, `?since=${encodeURIComponent('2026-11-21T06:31:00.001Z')}`)).data).toEqual([]);
+  });
+
+  it('walks every entry once, page by page, with starting_after', async () => {
+    const biz = await h.newBusiness();
+    for (let i = 0; i < 5; i++) {
+      await newHook(biz, `https://hooks.example.test/${i}`);
+      h.clock.advance(1);
+    }
+    const all = (await auditLog(biz)).data.map((e) => e.id);
+    expect(all).toHaveLength(5);
+    const seen: string[] = [];
+    let page = await auditLog(biz, '?limit=2');
+    seen.push(...page.data.map((e) => e.id));
+    while (page.hasMore) {
+      page = await auditLog(biz, `?limit=2&starting_after=${seen[seen.length - 1]}`);
+      seen.push(...page.data.map((e) => e.id));
+      expect(seen.length).toBeLessThanOrEqual(5);
+    }
+    expect(seen).toEqual(all);
+  });
+
+  it("never shows another business's entries, nor takes its ids as a cursor", async () => {
+    const a = await h.newBusiness();
+    const b = await h.newBusiness();
+    await newHook(a);
+    const aEntry = (await auditLog(a)).data[0] as Entry;
+    expect((await auditLog(b)).data).toEqual([]);
+    const res = await b.get(`/v1/audit-log?starting_after=${aEntry.id}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', field: 'starting_after' });
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=201', 'limit'],
+    ['limit=x', 'limit'],
+    ['entity=dragon', 'entity'],
+    ['since=yesterday', 'since'],
+    ['starting_after=nope', 'starting_after'],
+    ['starting_after=0193a6f4-0000-7000-8000-000000000000', 'starting_after'],
+    ['entity_id=abc', 'entity_id'],
+    ['colour=blue', 'colour'],
+  ])('answers 400 naming the field for %s', async (query, field) => {
+    const biz = await h.newBusiness();
+    const res = await biz.get(`/v1/audit-log?${query}`);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.field ?? res.body.error.message).toContain(field);
+  });
+
+  it('needs an API key', async () => {
+    const res = await h.request('GET', '/v1/audit-log');
+    expect(res.status).toBe(401);
+  });
+});

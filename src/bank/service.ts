@@ -100,10 +100,14 @@ export class BankService {
       const fresh: NewCredit[] = rows.filter((r) => inserted.has(r.id)).map((r) => ({ ...r.credit, id: r.id }));
       const outcomes = await matchCredits(trx, business, fresh, now);
       const counts = { matched: 0, suggested: 0, unmatched: 0 };
-      for (const [id, o] of outcomes) {
+      const decided: BankCreditTable[] = [];
+      for (const { credit: _c, ...row } of rows) {
+        const o = outcomes.get(row.id);
+        if (!o) continue;
         counts[o.status]++;
         if (o.status === 'unmatched') continue;
-        await repo.updateCredit(trx, id, {
+        decided.push({
+          ...row,
           status: o.status,
           matched_by: o.matchedBy,
           transaction_id: o.transactionId,
@@ -113,6 +117,7 @@ export class BankService {
           decided_at: o.status === 'matched' ? at : null,
         });
       }
+      await repo.saveDecisions(trx, decided);
       const result: StatementResult = {
         statement_id: statementId,
         lines: parsed.lines,

@@ -92,7 +92,12 @@ export const DUE_AUDITED = [
 ] as const;
 
 function createdEntry(row: TransactionView): AuditChange {
-  return { action: 'transaction.created', entity: 'transaction', entityId: row.id, changes: diff(null, row, DUE_AUDITED) };
+  return {
+    action: 'transaction.created',
+    entity: 'transaction',
+    entityId: row.id,
+    changes: diff(null, row, DUE_AUDITED),
+  };
 }
 
 /**
@@ -188,11 +193,7 @@ export async function insertDueForContact(
     db,
     row,
     DUE_NOT_STORED,
-    [
-      { table: 'reminders', rows: reminders },
-      { table: 'events', rows: events },
-      audit,
-    ],
+    [{ table: 'reminders', rows: reminders }, { table: 'events', rows: events }, audit],
     { businessId: business.id, deltas: aggregates.pendingDuesDeltas(dueSums(rows)) },
   );
   if (outcome === 'contact changed') return null;

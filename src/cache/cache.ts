@@ -2,7 +2,7 @@
  * The service layer's one in-memory cache, in typed namespaces (services.ts makes them):
  *
  * - `apiKeys`: the API keys this process has authenticated, with their business
- *   (businesses/service.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
+ *   (businesses/api-keys.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
  *   moves when another process such as the admin CLI commits; on PostgreSQL a counter moved by a
  *   NOTIFY that triggers on the keys and businesses send, see db/store.ts keyChanges) together
  *   with a counter this process moves whenever it writes a business or a key itself.

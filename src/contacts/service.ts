@@ -12,7 +12,8 @@ import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type Score
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
-import { addContact, readTotalsColumn } from '../totals/aggregates.js';
+import { addContact } from '../totals/aggregates.js';
+import { readTotalsColumn } from '../totals/read.js';
 import { findUser } from '../users/repository.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { contactNameKey } from './name-key.js';

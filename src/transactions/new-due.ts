@@ -142,7 +142,7 @@ function createdEvents(business: BusinessRow, rows: readonly TransactionView[], 
 
 /**
  * PostgreSQL (issue 26): one new due, as insertDue, for a contact read before (by an earlier
- * request: TransactionService.createAlone keeps the contacts it has read) and not read again. Its
+ * request: DueCreation.createAlone (transactions/create.ts) keeps the contacts it has read) and not read again. Its
  * row's contact_id is the contact's id only while the contact is still the business's with the
  * name and phone the due is written with (they go into the answer and the event) and holds no
  * credit, else NULL, which the column refuses: the whole statement fails and writes nothing

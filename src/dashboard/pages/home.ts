@@ -1,6 +1,6 @@
 import type { ContactRow } from '../../contacts/repository.js';
 import { html, type Markup } from '../../paypage/html.js';
-import type { Aging, Totals } from '../../totals/aggregates.js';
+import type { Aging, Totals } from '../../totals/read.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
 import { layout } from '../layout.js';
 import { bankWaitingLink } from './bank.js';

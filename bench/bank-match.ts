@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -22,6 +22,12 @@ import { createServices } from '../src/services.js';
  *   npx tsx bench/bank-match.ts                                  # SQLite
  *   npx tsx bench/bank-match.ts --postgres postgres://postgres@127.0.0.1:5432/throwaway
  *   npx tsx bench/bank-match.ts --dues 20000 --lines 4000        # smaller
+ *   npx tsx bench/bank-match.ts --data DIR [--seed-only]         # SQLite kept in DIR: seeded once, reused
+ *
+ * Seeding 100,000 dues through the import takes long on a loaded machine: with `--data DIR`
+ * (SQLite) or a `--postgres` database that is kept, a business already seeded is reused, and each
+ * run's statement carries its own transaction references, so no line is a duplicate of an earlier
+ * run's.
  */
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -30,6 +36,10 @@ const arg = (name: string) => {
 const DUES = Number(arg('--dues') ?? 100_000);
 const LINES = Number(arg('--lines') ?? 20_000);
 const DATABASE_URL = arg('--postgres') ?? '';
+const KEEP_DIR = arg('--data');
+const SEED_ONLY = process.argv.includes('--seed-only');
+/** This run's transaction references start here, so a rerun against kept data is new lines. */
+const RUN = 600_000_000_000 + (Math.floor(Date.now() / 1000) % 290_000) * 100_000;
 const IMPORT_ROWS = 10_000;
 const at = () => new Date().toISOString();
 
@@ -54,9 +64,11 @@ function dueRows(from: number, count: number) {
  */
 function statement(refs: string[], dues: number, payers: number, lines: number): string {
   const rows = ['Statement of account', '', 'Date,Narration,Ref No.,Withdrawal,Deposit,Balance'];
-  for (let i = 0; i < lines; i++) {
+  // `lines` in the file, preamble and header included (the upload takes at most 20,000).
+  const count = lines - rows.length;
+  for (let i = 0; i < count; i++) {
     const date = `${String(1 + (i % 28)).padStart(2, '0')}/11/2026`;
-    const rrn = String(630_000_000_000 + i);
+    const rrn = String(RUN + i);
     if (i % 11 === 10) {
       rows.push(`${date},"POS ${rrn} SUPPLIES",${rrn},"1,200.00",,`);
       continue;
@@ -74,6 +86,17 @@ function statement(refs: string[], dues: number, payers: number, lines: number):
 }
 
 async function seedBusiness(db: Db, services: ReturnType<typeof createServices>, name: string, dues: number) {
+  const kept = await db.selectFrom('businesses').selectAll().where('name', '=', name).executeTakeFirst();
+  if (kept) {
+    const refs = await readRefs(db, kept.id);
+    const payers = await db
+      .selectFrom('bank_payers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('business_id', '=', kept.id)
+      .where('payer', 'like', 'upi:payer%')
+      .executeTakeFirstOrThrow();
+    return { business: kept, refs, payers: Number(payers.n) };
+  }
   const { business } = await services.businesses.create({ name, phone: `+91 9${String(Date.now()).slice(-9)}` });
   for (let from = 0; from < dues; from += IMPORT_ROWS) {
     const result = await services.bulk.importDues(business, {
@@ -81,13 +104,7 @@ async function seedBusiness(db: Db, services: ReturnType<typeof createServices>,
     });
     if (result.created !== Math.min(IMPORT_ROWS, dues - from)) throw new Error('import fell short');
   }
-  const refs = await db
-    .selectFrom('transactions')
-    .select('payment_reference')
-    .where('business_id', '=', business.id)
-    .where('open', '=', 1)
-    .limit(4_000)
-    .execute();
+  const refs = await readRefs(db, business.id);
   const contacts = await db
     .selectFrom('contacts')
     .select('id')
@@ -101,7 +118,18 @@ async function seedBusiness(db: Db, services: ReturnType<typeof createServices>,
     updated_at: at(),
   }));
   await db.transaction().execute((trx) => insertRows(trx, 'bank_payers', payers));
-  return { business, refs: refs.map((r) => r.payment_reference as string), payers: payers.length };
+  return { business, refs, payers: payers.length };
+}
+
+async function readRefs(db: Db, businessId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('transactions')
+    .select('payment_reference')
+    .where('business_id', '=', businessId)
+    .where('open', '=', 1)
+    .limit(4_000)
+    .execute();
+  return rows.map((r) => r.payment_reference as string);
 }
 
 /** The floor: a bare node:http server reading the same body over loopback and answering 201. */
@@ -136,11 +164,13 @@ async function planOf(db: Db, query: CompiledQuery): Promise<string[]> {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bank-'));
+  const dataDir = KEEP_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'bench-bank-'));
+  mkdirSync(dataDir, { recursive: true });
   const config = loadConfig({
     DATA_DIR: dataDir,
     DATABASE_URL,
-    ...(DATABASE_URL && { ENCRYPTION_KEY: randomBytes(32).toString('hex') }),
+    // A fixed key: a kept database is read again by the next run.
+    ...(DATABASE_URL && { ENCRYPTION_KEY: createHash('sha256').update('bench-bank-match').digest('hex') }),
   });
   const store = openStore(config);
   const queries: CompiledQuery[] = [];
@@ -150,9 +180,18 @@ async function main() {
     executeQuery(this: unknown, query: CompiledQuery, ...rest: unknown[]): Promise<unknown>;
   };
   const original = base.executeQuery;
-  base.executeQuery = function (query, ...rest) {
-    if (recording) queries.push(query);
-    return original.call(this, query, ...rest);
+  /** milliseconds spent per statement shape in the recorded upload (the executor's await, round trip included) */
+  const spent = new Map<string, number>();
+  base.executeQuery = async function (query, ...rest) {
+    if (!recording) return original.call(this, query, ...rest);
+    queries.push(query);
+    const start = performance.now();
+    try {
+      return await original.call(this, query, ...rest);
+    } finally {
+      const key = query.sql.replace(/\s+/g, ' ').slice(0, 90);
+      spent.set(key, (spent.get(key) ?? 0) + performance.now() - start);
+    }
   };
   try {
     await migrate(store.db);
@@ -170,6 +209,10 @@ async function main() {
     process.stdout.write(
       `seeded ${Number(open.n)} open dues (+1,000) in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`,
     );
+    if (SEED_ONLY) {
+      await services.webhookSender.close();
+      return;
+    }
 
     const bigCsv = statement(big.refs, DUES, big.payers, LINES);
     const smallCsv = statement(small.refs, 1_000, small.payers, LINES);
@@ -191,6 +234,16 @@ async function main() {
       `ratios: big/small ${(bigS / smallS).toFixed(2)}, big/bare ${(bigS / bare).toFixed(0)}; ${queries.length} statements (${(queries.length / LINES).toFixed(1)} a line)\n`,
     );
 
+    // Where the statements went: the most frequent shapes and how many a line each.
+    const counts = new Map<string, number>();
+    for (const q of queries) {
+      const key = q.sql.replace(/\s+/g, ' ').slice(0, 90);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+      const ms = (spent.get(key) ?? 0) / 1000;
+      process.stdout.write(`  ${(n / LINES).toFixed(2)} a line, ${ms.toFixed(2)} s: ${key}\n`);
+    }
     // Each distinct statement once, with the parameters it first ran with.
     const shapes = new Map<string, CompiledQuery>();
     for (const q of queries) if (/^\s*select/i.test(q.sql) && !shapes.has(q.sql)) shapes.set(q.sql, q);
@@ -209,7 +262,7 @@ async function main() {
     await services.webhookSender.close();
   } finally {
     await store.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEEP_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

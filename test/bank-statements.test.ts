@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { verifyStore } from '../src/ops/verify/index.js';
 import { contactOf, eventsOf, newDue } from './helpers/dues.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -55,6 +56,10 @@ async function receipt(biz: TestBusiness, id: string) {
   const res = await biz.get(`/v1/payments/${id}`);
   expect(res.status, res.text).toBe(200);
   return res.body.data;
+}
+
+async function differences(biz: TestBusiness) {
+  return (await verifyStore(h.store.db, { businessId: biz.business.id, integrity: false })).differences;
 }
 
 describe('POST /v1/bank-statements', () => {
@@ -456,7 +461,7 @@ describe('part 19 in detail', () => {
     else expect(c?.receipt_id).toBeNull();
   });
 
-  it('leaves the whole statement or none of it when the store fails mid-upload', async () => {
+  it('leaves a short statement whole or none of it when the store fails mid-upload', async () => {
     const biz = await h.newBusiness();
     const first = await newDue(biz, { contact_name: 'Crash One', amount_paise: 10_000, invoice_number: 'CR-1' });
     const second = await newDue(biz, { contact_name: 'Crash Two', amount_paise: 20_000, invoice_number: 'CR-2' });
@@ -514,3 +519,161 @@ async function failPaymentsOf(paise: number | null) {
       when (new.amount_paise = ${sql.lit(paise)}) execute function bank_test_fault()`.execute(db);
   }
 }
+
+describe('many lines of one statement', () => {
+  it('never pays a due beyond its balance when several lines name it, and suggests only what is still open', async () => {
+    const biz = await h.newBusiness();
+    const invoiced = await newDue(biz, { contact_name: 'Twice Buyer', amount_paise: 10_000, invoice_number: 'INV-77' });
+    const referenced = await newDue(biz, { contact_name: 'Ref Twice', amount_paise: 5_000, due_date: '2026-11-25' });
+    const { payment_reference: ref } = await due(biz, referenced.id);
+    const res = await upload(
+      biz,
+      statement([
+        ['NEFT CR-INV-77-A', '60.00', 'T1'],
+        // 60.00 more than the 40.00 left: not matched by the invoice number.
+        ['NEFT CR-INV-77-B', '60.00', 'T2'],
+        ['NEFT CR-INV-77-C', '40.00', 'T3'],
+        [`UPI-REF-ref@okaxis-630512349001-${ref}`, '50.00', 'T4'],
+        // The due is paid by T4: the same reference again goes to the contact's credit.
+        [`UPI-REF-ref@okaxis-630512349002-${ref}`, '50.00', 'T5'],
+        // 50.00 equals no open due's balance any more (T4 paid it): no suggestion by amount.
+        ['IMPS-630512349003-SOMEONE', '50.00', 'T6'],
+      ]),
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ credits: 6, matched: 4 });
+    const list = await credits(biz);
+    const of = (reference: string) => list.find((c) => c.reference === reference);
+    expect(of('T1')).toMatchObject({ matched_by: 'invoice_number', transaction_id: invoiced.id });
+    expect(of('T2')).toMatchObject({ status: 'unmatched', receipt_id: null });
+    expect(of('T3')).toMatchObject({ matched_by: 'invoice_number', transaction_id: invoiced.id });
+    expect(of('T4')).toMatchObject({ matched_by: 'reference', transaction_id: referenced.id });
+    expect(of('T5')).toMatchObject({ matched_by: 'reference', transaction_id: referenced.id });
+    expect(of('T6')?.suggestions.filter((s) => s.reason === 'amount')).toEqual([]);
+    expect(await due(biz, invoiced.id)).toMatchObject({ status: 'paid', balance_paise: 0 });
+    expect(await due(biz, referenced.id)).toMatchObject({ status: 'paid', balance_paise: 0 });
+    expect(await contactOf(biz, referenced.contact_id)).toMatchObject({ credit_paise: 5_000 });
+    const t5 = await receipt(biz, of('T5')?.receipt_id as string);
+    expect(t5).toMatchObject({ amount_paise: 5_000, credit_paise: 5_000, allocations: [] });
+    expect(await eventsOf(h, biz.business.id, 'transaction.paid')).toHaveLength(2);
+    // The running totals (written once for the statement's lines) agree with the rows.
+    expect(await differences(biz)).toEqual([]);
+  });
+
+  it('confirms a claim once: the next line naming its due by reference pays as a receipt, a third naming the claim again is not a claim', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Claim Then Ref', amount_paise: 30_000 });
+    const { payment_reference: ref } = await due(biz, d.id);
+    const claim = await h.request('POST', `${new URL(d.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630599990077' }).toString(),
+      headers: FORM,
+    });
+    expect(claim.status).toBe(303);
+    const res = await upload(
+      biz,
+      statement([
+        ['UPI/CR/630599990077/BUYER/okicici', '200.00', 'C1'],
+        [`UPI/CR/630599990078/${ref}/okicici`, '100.00', 'C2'],
+        ['UPI/CR/630599990077/BUYER AGAIN/okicici', '10.00', 'C3'],
+      ]),
+    );
+    expect(res.status, res.text).toBe(201);
+    const list = await credits(biz);
+    const of = (reference: string) => list.find((c) => c.reference === reference);
+    expect(of('C1')).toMatchObject({ matched_by: 'claim', transaction_id: d.id });
+    expect(of('C2')).toMatchObject({ matched_by: 'reference', transaction_id: d.id });
+    expect(of('C3')).toMatchObject({ matched_by: null, receipt_id: null });
+    expect(await due(biz, d.id)).toMatchObject({ status: 'paid', balance_paise: 0 });
+    const claims = await biz.get(`/v1/transactions/${d.id}/claims`);
+    expect(claims.body.data.map((c: { status: string }) => c.status)).toEqual(['confirmed']);
+    expect(await receipt(biz, of('C1')?.receipt_id as string)).toMatchObject({ source: 'claim', amount_paise: 20_000 });
+    expect(await receipt(biz, of('C2')?.receipt_id as string)).toMatchObject({ source: 'bank', amount_paise: 10_000 });
+  });
+
+  it('records a line that appears twice in one file once', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Dup Buyer', amount_paise: 50_000, invoice_number: 'INV-88' });
+    const line: [string, string, string] = ['NEFT-DUP BUYER-INV-88', '100.00', 'D1'];
+    const res = await upload(biz, statement([line, line, ['NEFT-DUP BUYER-INV-88 SECOND', '100.00', 'D2']]));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ lines: 3, credits: 2, duplicates: 1, matched: 2 });
+    expect(await credits(biz)).toHaveLength(2);
+    expect(await due(biz, d.id)).toMatchObject({ balance_paise: 30_000 });
+    expect(await eventsOf(h, biz.business.id, 'payment.received')).toHaveLength(2);
+  });
+
+  it('carries what an early line teaches to lines far down a long statement', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Long Buyer', amount_paise: 100_000, due_date: '2026-11-25' });
+    const other = await newDue(biz, { contact_name: 'Amount Buyer', amount_paise: 77_700 });
+    const { payment_reference: ref } = await due(biz, d.id);
+    const filler = Array.from({ length: 600 }, (_, i): [string, string, string] => [
+      `IMPS-6305${String(i).padStart(8, '0')}-NOBODY`,
+      '1.00',
+      `F${i}`,
+    ]);
+    const res = await upload(
+      biz,
+      statement([
+        [`UPI-LONG-long@okaxis-630512348001-${ref}`, '10.00', 'L1'],
+        ...filler,
+        // Far below the first line: the payer learnt from L1, and a suggestion by amount.
+        ['UPI-LONG-long@okaxis-630512348002-NA', '20.00', 'L2'],
+        ['IMPS-630512348003-SOMEONE', '777.00', 'L3'],
+      ]),
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ credits: 603, matched: 2, suggested: 1, unmatched: 600 });
+    const matched = await credits(biz, '?status=matched');
+    expect(matched.map((c) => [c.reference, c.matched_by, c.contact_id])).toEqual([
+      ['L2', 'payer', d.contact_id],
+      ['L1', 'reference', d.contact_id],
+    ]);
+    const [suggested] = await credits(biz, '?status=suggested');
+    expect(suggested).toMatchObject({ reference: 'L3' });
+    expect(suggested?.suggestions[0]).toEqual({
+      transaction_id: other.id,
+      contact_id: other.contact_id,
+      reason: 'amount',
+    });
+    expect(await due(biz, d.id)).toMatchObject({ balance_paise: 97_000 });
+    expect(await differences(biz)).toEqual([]);
+  });
+
+  it('keeps the chunks committed before a failure, and records exactly the rest when the file is uploaded again', async () => {
+    const biz = await h.newBusiness();
+    const first = await newDue(biz, { contact_name: 'Early Buyer', amount_paise: 10_000, invoice_number: 'CH-1' });
+    const second = await newDue(biz, { contact_name: 'Late Buyer', amount_paise: 20_000, invoice_number: 'CH-2' });
+    const filler = Array.from({ length: 598 }, (_, i): [string, string, string] => [
+      `IMPS-6307${String(i).padStart(8, '0')}-NOBODY`,
+      '1.00',
+      `G${i}`,
+    ]);
+    // The first line is in the first chunk of 500; the last, whose payment fails, in the second.
+    const csv = statement([['NEFT CR-CH-1', '100.00', 'E1'], ...filler, ['NEFT CR-CH-2', '123.45', 'E2']]);
+    await failPaymentsOf(12_345);
+    try {
+      const failed = await h.uncheckedResponses(() => upload(biz, csv));
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await failPaymentsOf(null);
+    }
+    const kept = await h.store.db
+      .selectFrom('bank_credits')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('business_id', '=', biz.business.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(kept.n)).toBe(500);
+    expect(await due(biz, first.id)).toMatchObject({ status: 'paid' });
+    expect(await due(biz, second.id)).toMatchObject({ amount_paid_paise: 0 });
+    expect(await differences(biz)).toEqual([]);
+
+    const again = await upload(biz, csv);
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.data).toMatchObject({ credits: 100, duplicates: 500, matched: 1, unmatched: 99 });
+    expect(await due(biz, second.id)).toMatchObject({ amount_paid_paise: 12_345 });
+    expect((await biz.get(`/v1/contacts/${first.contact_id}/payments`)).body.data).toHaveLength(1);
+    expect(await eventsOf(h, biz.business.id, 'payment.received')).toHaveLength(2);
+    expect(await differences(biz)).toEqual([]);
+  });
+});

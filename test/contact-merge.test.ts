@@ -193,6 +193,26 @@ describe('merging two buyers on the dashboard', () => {
     expect(st.entries.some((e: { transaction_id: string }) => e.transaction_id === b.m1.id)).toBe(true);
     await expectVerified(biz.business.id);
 
+    // The audit log has the merge, by the owner signed in, in the same transaction as the change.
+    const audit = async (q: string) => (await biz.get(`/v1/audit-log?${q}`)).body.data as Record<string, any>[];
+    const [keptEntry] = await audit(`entity=contact&entity_id=${b.kept}`);
+    expect(keptEntry).toMatchObject({
+      action: 'contact.merged',
+      actor: { type: 'user', id: biz.business.id },
+      changes: { merged_contact_id: [null, b.merged], balance_paise: [keptBefore.balance_paise, expectedBalance] },
+    });
+    expect((await audit(`entity=contact&entity_id=${b.merged}`))[0]).toMatchObject({
+      action: 'contact.merged_away',
+      changes: { name: ['Ravi Kumaar', null], merged_into: [null, b.kept] },
+    });
+    expect((await audit(`entity=transaction&entity_id=${b.m1.id}`))[0]).toMatchObject({
+      action: 'transaction.updated',
+      changes: { contact_id: [b.merged, b.kept] },
+    });
+    for (const id of mergedReceipts) {
+      expect((await audit(`entity=receipt&entity_id=${id}`))[0]?.changes).toEqual({ contact_id: [b.merged, b.kept] });
+    }
+
     // Each moved due tells webhooks its new contact.
     const updated = (await eventsOf(h, biz.business.id, 'transaction.updated')).map((e) => e.data);
     for (const id of [b.m1.id, b.m2.id]) {

@@ -50,6 +50,12 @@ const op = fc.oneof(
     type: fc.constantFrom('tds', 'discount', 'credit_note', 'write_off'),
   }),
   fc.record({ kind: fc.constant('reverse' as const), receipt: fc.nat() }),
+  // Two buyers that are one person: everything of `merge` moves to `keep` (the dashboard's merge).
+  fc.record({
+    kind: fc.constant('merge' as const),
+    keep: fc.integer({ min: 0, max: 2 }),
+    merge: fc.integer({ min: 0, max: 2 }),
+  }),
   fc.record({ kind: fc.constant('nextDay' as const) }),
   fc.record({ kind: fc.constant('nextMonth' as const) }),
   fc.record({ kind: fc.constant('sweep' as const) }),
@@ -134,6 +140,13 @@ async function apply(biz: TestBusiness, ids: string[], o: Op) {
     case 'reverse': {
       const id = receipts[o.receipt % Math.max(1, receipts.length)];
       if (id) res = await biz.post(`/v1/payments/${id}/reverse`, { reason: 'property test' });
+      break;
+    }
+    case 'merge': {
+      if (o.keep === o.merge) break;
+      const idOf = async (n: number) =>
+        ((await biz.post('/v1/contacts', { name: `Property Buyer ${n}` })).body as { data: { id: string } }).data.id;
+      await h.services.contactMerge.merge(biz.business, await idOf(o.keep), await idOf(o.merge));
       break;
     }
     case 'nextDay':
@@ -307,6 +320,22 @@ describe('totals under any sequence of changes', () => {
                 { kind: 'create', contact: 0, amount: 3_000, date: '2026-11-29', byId: false },
                 { kind: 'reverse', receipt: 1 },
                 { kind: 'reverse', receipt: 0 },
+                { kind: 'nextMonth' },
+              ],
+            ],
+            // A merge: one buyer's credit meets the other's open dues (used oldest first), a paid
+            // due's score moves, and the receipt whose credit the merge used cannot be reversed (409).
+            [
+              [
+                { kind: 'create', contact: 0, amount: 20_000, date: '2026-11-01', byId: false },
+                { kind: 'create', contact: 0, amount: 8_000, date: '2026-11-25', byId: true },
+                { kind: 'create', contact: 1, amount: 5_000, date: '2026-10-01', byId: false },
+                { kind: 'payRest', due: 2 },
+                { kind: 'receipt', contact: 1, amount: 25_000, due: null },
+                { kind: 'merge', keep: 0, merge: 1 },
+                { kind: 'reverse', receipt: 0 },
+                { kind: 'create', contact: 1, amount: 1_000, date: '2026-11-30', byId: false },
+                { kind: 'merge', keep: 1, merge: 0 },
                 { kind: 'nextMonth' },
               ],
             ],

@@ -1,6 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { confirmAccountClaimIn } from '../claims/account.js';
 import * as claims from '../claims/repository.js';
+import { holdingAdditiveWrites } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 import { recordReceiptIn } from '../transactions/account.js';
 import { balanceOf } from '../transactions/domain.js';
@@ -94,8 +95,8 @@ async function lookUp(trx: Executor, businessId: string, credits: readonly NewCr
   };
 }
 
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
-  const map = new Map<string, T[]>();
+function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const map = new Map<K, T[]>();
   for (const row of rows) {
     const k = key(row);
     const list = map.get(k) ?? [];
@@ -145,8 +146,7 @@ export async function payDue(
   now: Date,
   onlyWithin = false,
 ) {
-  // The contact, then the due: recordReceiptIn's lock order.
-  await lockContact(trx, business.id, due.contact_id);
+  // lockTransaction takes the contact, then the due: recordReceiptIn's lock order.
   const locked = await dues.lockTransaction(trx, business.id, due.id);
   const open = locked !== undefined && locked.open === 1 && locked.deleted_at === null;
   const balance = open ? balanceOf(locked) : 0;
@@ -217,24 +217,44 @@ async function confirmClaim(
   return undefined;
 }
 
-async function suggest(trx: Executor, businessId: string, credit: StatementCredit, names: Found['names']) {
+/** What rule 5 reads for a set of credits: open dues and contacts by balance, per amount. */
+interface ByAmount {
+  dues: Map<number, { id: string; contact_id: string }[]>;
+  contacts: Map<number, string[]>;
+}
+
+/** Rule 5's candidates for every amount of `credits`, read at once (a limited index probe per amount). */
+async function readByAmount(trx: Executor, businessId: string, credits: readonly StatementCredit[]): Promise<ByAmount> {
+  const amounts = credits.map((c) => c.amountPaise);
+  const dueRows = await repo.openDuesWithBalances(trx, businessId, amounts, MAX_SUGGESTIONS);
+  const contactRows = await repo.contactsWithBalances(trx, businessId, amounts, MAX_SUGGESTIONS);
+  // Oldest due date first within an amount, as one probe of the index reads them.
+  dueRows.sort((a, b) => (a.due_date < b.due_date ? -1 : a.due_date > b.due_date ? 1 : 0));
+  return {
+    dues: groupBy(dueRows, (r) => r.balance),
+    contacts: new Map(
+      [...groupBy(contactRows, (r) => r.balance_paise)].map(([paise, rows]) => [paise, rows.map((r) => r.id)]),
+    ),
+  };
+}
+
+/** Rule 5 (pure): open dues whose balance is the amount, contacts named, contacts whose balance is the amount. */
+function suggest(credit: StatementCredit, names: Found['names'], byAmount: ByAmount): Suggestion[] {
   const out: Suggestion[] = [];
   const add = (s: Suggestion) => {
     if (out.length >= MAX_SUGGESTIONS) return;
     if (out.some((o) => o.transaction_id === s.transaction_id && o.contact_id === s.contact_id)) return;
     out.push(s);
   };
-  for (const d of await repo.openDuesWithBalance(trx, businessId, credit.amountPaise, MAX_SUGGESTIONS)) {
+  for (const d of (byAmount.dues.get(credit.amountPaise) ?? []).slice(0, MAX_SUGGESTIONS)) {
     add({ transaction_id: d.id, contact_id: d.contact_id, reason: 'amount' });
   }
   for (const key of nameCandidates(credit.narration)) {
     const id = names.get(key);
     if (id !== undefined) add({ transaction_id: null, contact_id: id, reason: 'name' });
   }
-  if (out.length < MAX_SUGGESTIONS) {
-    for (const c of await repo.contactsWithBalance(trx, businessId, credit.amountPaise, MAX_SUGGESTIONS)) {
-      add({ transaction_id: null, contact_id: c.id, reason: 'contact_balance' });
-    }
+  for (const id of byAmount.contacts.get(credit.amountPaise) ?? []) {
+    add({ transaction_id: null, contact_id: id, reason: 'contact_balance' });
   }
   return out;
 }
@@ -242,10 +262,18 @@ async function suggest(trx: Executor, businessId: string, credit: StatementCredi
 /** Rule 5 alone, for a credit back in the review queue: its suggestions as they stand now. */
 export async function suggestionsFor(trx: Executor, businessId: string, credit: StatementCredit) {
   const names = await repo.contactsByNameKey(trx, businessId, nameCandidates(credit.narration));
-  return suggest(trx, businessId, credit, new Map(names.map((r) => [r.name_key, r.id])));
+  const byAmount = await readByAmount(trx, businessId, [credit]);
+  return suggest(credit, new Map(names.map((r) => [r.name_key, r.id])), byAmount);
 }
 
-/** Applies rules 1-5 to each new credit in order; returns each credit's outcome (by id). */
+/**
+ * Applies rules 1-5 to a chunk of new credits in file order; returns each credit's outcome (by
+ * id). The values the narrations name are read in a few IN lookups for the whole chunk; rules 1-4
+ * are applied line by line on the locked rows (a due two lines name is never paid beyond its
+ * balance), with the receipts' totals and events written once at the end; the payers learnt are
+ * written once; then rule 5's candidates for every line left over are read at once (so they see
+ * the chunk's receipts). Cost: a few statements per chunk plus those of each receipt.
+ */
 export async function matchCredits(
   trx: Executor,
   business: BusinessRow,
@@ -255,7 +283,36 @@ export async function matchCredits(
   const outcomes = new Map<string, Outcome>();
   if (credits.length === 0) return outcomes;
   const found = await lookUp(trx, business.id, credits);
-  const at = now.toISOString();
+  /** payers matched in this chunk, each to the latest contact (written once at the end) */
+  const learnt = new Map<string, string>();
+  const left: NewCredit[] = [];
+  // The receipts' running totals and events are written once for the chunk, after its lines.
+  await holdingAdditiveWrites(trx, () => applyRules(trx, business, credits, now, found, learnt, left, outcomes));
+  await repo.rememberPayerContacts(trx, business.id, learnt, now.toISOString());
+  if (left.length === 0) return outcomes;
+  const byAmount = await readByAmount(trx, business.id, left);
+  for (const credit of left) {
+    const suggestions = suggest(credit, found.names, byAmount);
+    outcomes.set(credit.id, {
+      ...unmatched(),
+      status: suggestions.length > 0 ? 'suggested' : 'unmatched',
+      suggestions,
+    });
+  }
+  return outcomes;
+}
+
+/** Rules 1-4 for each credit of a chunk in file order; the credits none of them matched are pushed to `left`. */
+async function applyRules(
+  trx: Executor,
+  business: BusinessRow,
+  credits: readonly NewCredit[],
+  now: Date,
+  found: Found,
+  learnt: Map<string, string>,
+  left: NewCredit[],
+  outcomes: Map<string, Outcome>,
+): Promise<void> {
   for (const credit of credits) {
     let matchedBy: MatchedBy | null = null;
     let applied: { transactionId: string | null; contactId: string; receiptId: string } | undefined;
@@ -285,8 +342,10 @@ export async function matchCredits(
     }
     const payers = payersIn(credit.narration);
     if (applied) {
-      await repo.rememberPayers(trx, business.id, payers, applied.contactId, at);
-      for (const p of payers) found.payers.set(p, applied.contactId);
+      for (const p of payers) {
+        found.payers.set(p, applied.contactId);
+        learnt.set(p, applied.contactId);
+      }
     } else {
       const contactId = payers.map((p) => found.payers.get(p)).find((id) => id !== undefined);
       if (contactId !== undefined) {
@@ -303,14 +362,6 @@ export async function matchCredits(
         receiptId: applied.receiptId,
         suggestions: [],
       });
-      continue;
-    }
-    const suggestions = await suggest(trx, business.id, credit, found.names);
-    outcomes.set(credit.id, {
-      ...unmatched(),
-      status: suggestions.length > 0 ? 'suggested' : 'unmatched',
-      suggestions,
-    });
+    } else left.push(credit);
   }
-  return outcomes;
 }

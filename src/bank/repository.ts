@@ -35,6 +35,27 @@ export async function insertNewCredits(db: Executor, rows: readonly BankCreditTa
   return inserted;
 }
 
+/** Writes the decisions of many credits inserted earlier in the transaction (by id), a slice per statement. */
+export async function saveDecisions(db: Executor, rows: readonly BankCreditTable[]) {
+  for (let i = 0; i < rows.length; i += 200) {
+    await db
+      .insertInto('bank_credits')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          matched_by: eb.ref('excluded.matched_by'),
+          transaction_id: eb.ref('excluded.transaction_id'),
+          contact_id: eb.ref('excluded.contact_id'),
+          receipt_id: eb.ref('excluded.receipt_id'),
+          suggestions: eb.ref('excluded.suggestions'),
+          decided_at: eb.ref('excluded.decided_at'),
+        })),
+      )
+      .execute();
+  }
+}
+
 export function updateCredit(
   db: Executor,
   id: string,
@@ -162,6 +183,33 @@ export function payersByKey(db: Executor, businessId: string, payers: readonly s
   );
 }
 
+/** Remembers many payers at once, each for its contact (one entry per payer: the caller keeps the latest). */
+export async function rememberPayerContacts(
+  db: Executor,
+  businessId: string,
+  payers: ReadonlyMap<string, string>,
+  at: string,
+) {
+  const rows = [...payers].map(([payer, contactId]) => ({
+    business_id: businessId,
+    payer,
+    contact_id: contactId,
+    updated_at: at,
+  }));
+  for (let i = 0; i < rows.length; i += IN_SLICE) {
+    await db
+      .insertInto('bank_payers')
+      .values(rows.slice(i, i + IN_SLICE))
+      .onConflict((oc) =>
+        oc.columns(['business_id', 'payer']).doUpdateSet((eb) => ({
+          contact_id: eb.ref('excluded.contact_id'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+  }
+}
+
 /** Remembers who paid for a contact (the latest contact wins). */
 export async function rememberPayers(
   db: Executor,
@@ -189,27 +237,82 @@ export function contactsByNameKey(db: Executor, businessId: string, keys: readon
   );
 }
 
-/** Up to `limit` open dues whose balance is `paise` (the partial index on the balance). */
-export function openDuesWithBalance(db: Executor, businessId: string, paise: number, limit: number) {
-  return db
-    .selectFrom('transactions')
-    .select(['id', 'contact_id'])
-    .where('business_id', '=', businessId)
-    .where(sql`(amount_paise - amount_paid_paise - amount_adjusted_paise)`, '=', paise)
-    .where('open', '=', sql.lit(1))
-    .orderBy('due_date')
-    .limit(limit)
-    .execute();
+/** Amounts per statement in the suggestions' reads: one limited index probe each, joined by UNION ALL. */
+const AMOUNT_SLICE = 100;
+
+/**
+ * For each amount, up to `limit` open dues whose balance is that amount, oldest due date first:
+ * one index probe of `limit` rows per amount (the partial index on the balance), so an amount many
+ * dues share costs no more than a rare one.
+ */
+export async function openDuesWithBalances(
+  db: Executor,
+  businessId: string,
+  amounts: readonly number[],
+  limit: number,
+) {
+  const unique = [...new Set(amounts)];
+  const rows: { id: string; contact_id: string; balance: number; due_date: string }[] = [];
+  for (let i = 0; i < unique.length; i += AMOUNT_SLICE) {
+    const probes = unique.slice(i, i + AMOUNT_SLICE).map((paise, k) =>
+      db
+        .selectFrom(
+          db
+            .selectFrom('transactions')
+            .select([
+              'id',
+              'contact_id',
+              sql<number>`(amount_paise - amount_paid_paise - amount_adjusted_paise)`.as('balance'),
+              'due_date',
+            ])
+            .where('business_id', '=', businessId)
+            .where(sql`(amount_paise - amount_paid_paise - amount_adjusted_paise)`, '=', paise)
+            .where('open', '=', sql.lit(1))
+            .orderBy('due_date')
+            .limit(limit)
+            .as(`p${k}`),
+        )
+        .select(['id', 'contact_id', 'balance', 'due_date']),
+    );
+    const [first, ...rest] = probes;
+    if (!first) continue;
+    const query = rest.reduce((q, next) => q.unionAll(next), first);
+    for (const r of await query.execute()) rows.push({ ...r, balance: Number(r.balance) });
+  }
+  return rows;
 }
 
-export function contactsWithBalance(db: Executor, businessId: string, paise: number, limit: number) {
-  return db
-    .selectFrom('contacts')
-    .select(['id'])
-    .where('business_id', '=', businessId)
-    .where('balance_paise', '=', paise)
-    .limit(limit)
-    .execute();
+/** For each amount, up to `limit` contacts whose balance is that amount (the contacts' balance index). */
+export async function contactsWithBalances(
+  db: Executor,
+  businessId: string,
+  amounts: readonly number[],
+  limit: number,
+) {
+  const unique = [...new Set(amounts)];
+  const rows: { id: string; balance_paise: number }[] = [];
+  for (let i = 0; i < unique.length; i += AMOUNT_SLICE) {
+    const probes = unique
+      .slice(i, i + AMOUNT_SLICE)
+      .map((paise, k) =>
+        db
+          .selectFrom(
+            db
+              .selectFrom('contacts')
+              .select(['id', 'balance_paise'])
+              .where('business_id', '=', businessId)
+              .where('balance_paise', '=', paise)
+              .limit(limit)
+              .as(`p${k}`),
+          )
+          .select(['id', 'balance_paise']),
+      );
+    const [first, ...rest] = probes;
+    if (!first) continue;
+    const query = rest.reduce((q, next) => q.unionAll(next), first);
+    for (const r of await query.execute()) rows.push({ id: r.id, balance_paise: Number(r.balance_paise) });
+  }
+  return rows;
 }
 
 /** How many of a business's credits have these statuses (the status index). */

@@ -85,6 +85,25 @@ export function liveDueIds(db: Executor, businessId: string, contactId: string):
     .then((rows) => rows.map((r) => r.id));
 }
 
+/** The ids of every due (deleted ones too) and every receipt of the merged contact: their audit entries. */
+export async function movedIds(db: Executor, businessId: string, contactId: string) {
+  const [dues, receipts] = await Promise.all([
+    db
+      .selectFrom('transactions')
+      .select('id')
+      .where('business_id', '=', businessId)
+      .where('contact_id', '=', contactId)
+      .execute(),
+    db
+      .selectFrom('receipts')
+      .select('id')
+      .where('business_id', '=', businessId)
+      .where('contact_id', '=', contactId)
+      .execute(),
+  ]);
+  return { dues: dues.map((r) => r.id), receipts: receipts.map((r) => r.id) };
+}
+
 /**
  * Moves the merged contact's dues to the kept one, stamped `at` (a client syncing dues by `since`
  * sees their new contact). The balance triggers watch amounts, not contact_id: the service moves

@@ -1,3 +1,4 @@
+import { type AuditChange, diff, recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { addScoreSums } from '../db/port.js';
@@ -79,6 +80,7 @@ export class ContactMergeService {
       const { kept, merged } = await this.pair(trx, business, keptId, mergedId, true);
       const moved = await repo.countMoving(trx, business.id, mergedId);
       const dueIds = await repo.liveDueIds(trx, business.id, mergedId);
+      const audited = await repo.movedIds(trx, business.id, mergedId);
       await repo.moveDues(trx, business.id, mergedId, keptId, at);
       await repo.moveContactRows(trx, business.id, mergedId, keptId);
       for (const credit of await repo.creditsSuggesting(trx, business.id, mergedId)) {
@@ -125,8 +127,59 @@ export class ContactMergeService {
           .where('id', '=', keptId)
           .executeTakeFirst()) as ContactRow;
       }
+      await auditMerge(trx, business.id, now, kept, merged, contact, audited);
       return { contact, merged_contact_id: mergedId, moved };
     });
+  }
+}
+
+/** Audit entries written per statement (a merged buyer may have many dues). */
+const AUDIT_BATCH = 500;
+
+/**
+ * The merge in the audit log, in its transaction: the kept buyer's entry (what it took), the
+ * merged buyer's (removed, and into whom), and each moved due's and receipt's new contact.
+ */
+async function auditMerge(
+  trx: Executor,
+  businessId: string,
+  now: Date,
+  kept: ContactRow,
+  merged: ContactRow,
+  after: ContactRow,
+  moved: { dues: string[]; receipts: string[] },
+) {
+  const entries: AuditChange[] = [
+    {
+      action: 'contact.merged',
+      entity: 'contact',
+      entityId: kept.id,
+      changes: {
+        merged_contact_id: [null, merged.id],
+        ...diff(kept, after, ['phone', 'language', 'assigned_to', 'open_paise', 'credit_paise', 'balance_paise']),
+      },
+    },
+    {
+      action: 'contact.merged_away',
+      entity: 'contact',
+      entityId: merged.id,
+      changes: { ...diff(merged, null, ['name', 'phone']), merged_into: [null, kept.id] },
+    },
+    ...moved.dues.map((id) => ({
+      action: 'transaction.updated',
+      entity: 'transaction' as const,
+      entityId: id,
+      changes: { contact_id: [merged.id, kept.id] as [string, string] },
+    })),
+    ...moved.receipts.map((id) => ({
+      action: 'receipt.updated',
+      entity: 'receipt' as const,
+      entityId: id,
+      changes: { contact_id: [merged.id, kept.id] as [string, string] },
+    })),
+  ];
+  for (let i = 0; i < entries.length; i += AUDIT_BATCH) {
+    await recordAudit(trx, businessId, now, entries.slice(i, i + AUDIT_BATCH));
   }
 }
 

@@ -22,7 +22,7 @@ import {
   REPLIES_SHOWN,
   renderContactList,
 } from './pages/contacts.js';
-import { type LedgerForm, renderLedger } from './pages/ledger.js';
+import { CLAIMS_SHOWN, type LedgerForm, renderLedger } from './pages/ledger.js';
 import { renderStatement } from './pages/statement.js';
 import type { View } from './pages/view.js';
 
@@ -50,9 +50,10 @@ export async function contactRoutes(app: App) {
   ) => {
     const today = transactions.today(v.business);
     const { contact, standing } = await contacts.get(v.business, id, today);
-    const [s, replies, history, people] = await Promise.all([
+    const [s, replies, claims, history, people] = await Promise.all([
       statements.get(v.business, id, {}),
       contacts.replies(v.business, id, REPLIES_SHOWN),
+      services.claims.listPendingOfContact(v.business, id, CLAIMS_SHOWN),
       // one more than is shown: whether the whole history has more
       listAuditEntries(app.deps.store.db, v.business.id, {
         entity: 'contact',
@@ -83,6 +84,14 @@ export async function contactRoutes(app: App) {
         statement: { from: s.from, to: s.to, ...s.statement },
         replies,
         history,
+        claims: claims.map((c) => ({
+          id: c.id,
+          contact_id: id,
+          contact_name: contact.name,
+          amount: Number(c.amount_paise),
+          reference: c.reference,
+          created_at: c.created_at,
+        })),
         users: people.map((u) => ({ id: u.id, name: u.name })),
         accountUrl: url,
         // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.

@@ -4,6 +4,7 @@ import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
+import { accountClaimRoutes } from './account-claim-routes.js';
 import { bankPageRoutes } from './bank-routes.js';
 import { checkId, type Form, viewOf } from './common.js';
 import { contactRoutes } from './contact-routes.js';
@@ -59,7 +60,10 @@ export async function signedInRoutes(app: App) {
           unapplied: {
             total: unapplied.total,
             rows: unapplied.rows.map((u) => ({
-              transaction_id: u.transaction_id,
+              href:
+                u.transaction_id !== null
+                  ? `/dashboard/dues/${u.transaction_id}`
+                  : `/dashboard/contacts/${u.contact_id ?? ''}`,
               paise: Number(u.unapplied_paise),
               reason: u.unapplied_reason ?? 'over_balance',
               reference: u.gateway_payment_id,
@@ -75,13 +79,26 @@ export async function signedInRoutes(app: App) {
           overdueTotal: overdue.total,
           reminders,
           bankWaiting,
-          claims: claims.map((c) => ({
-            transaction_id: c.transactionId,
-            contact_name: c.contactName,
-            reference: c.claim.reference,
-            created_at: c.claim.created_at,
-            balance: c.balancePaise,
-          })),
+          claims: claims.map((c) =>
+            c.kind === 'due'
+              ? {
+                  kind: 'due' as const,
+                  transaction_id: c.transactionId,
+                  contact_name: c.contactName,
+                  reference: c.claim.reference,
+                  created_at: c.claim.created_at,
+                  balance: c.balancePaise,
+                }
+              : {
+                  kind: 'account' as const,
+                  id: c.claim.id,
+                  contact_id: c.contactId,
+                  contact_name: c.contactName,
+                  amount: c.claimedPaise,
+                  reference: c.claim.reference,
+                  created_at: c.claim.created_at,
+                },
+          ),
         },
         outcomeFlash(v.t, request.query),
       ),
@@ -91,6 +108,7 @@ export async function signedInRoutes(app: App) {
   await app.register(duesRoutes);
 
   await app.register(contactRoutes);
+  await app.register(accountClaimRoutes);
   await app.register(mergeRoutes);
 
   await app.register(importRoutes);

@@ -3,6 +3,7 @@ import { html, type Markup } from '../../paypage/html.js';
 import type { Aging, Totals } from '../../totals/read.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
 import { layout } from '../layout.js';
+import { type AccountClaimItem, accountClaimItem } from './account-claims.js';
 import { bankWaitingLink } from './bank.js';
 import { buyerItem } from './contacts.js';
 import type { View } from './view.js';
@@ -25,15 +26,21 @@ export interface HomeData {
   /** money the gateway received that no due took (PRODUCT part 11) */
   unapplied: {
     total: number;
-    rows: Array<{ transaction_id: string; paise: number; reason: string; reference: string; created_at: string }>;
+    /** `href`: the due the money came for, or the buyer's account */
+    rows: Array<{ href: string; paise: number; reason: string; reference: string; created_at: string }>;
   };
-  claims: Array<{
-    transaction_id: string;
-    contact_name: string;
-    reference: string | null;
-    created_at: string;
-    balance: number;
-  }>;
+  /** waiting for a decision, newest first: a due's claims (decided on the due's page) and account claims */
+  claims: Array<
+    | {
+        kind: 'due';
+        transaction_id: string;
+        contact_name: string;
+        reference: string | null;
+        created_at: string;
+        balance: number;
+      }
+    | ({ kind: 'account' } & AccountClaimItem)
+  >;
 }
 
 /** PRODUCT part 13's buckets, in the chart's order. */
@@ -88,9 +95,10 @@ ${stat(t('home.contacts'), String(d.totals.contactCount))}
 <section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${bankWaitingLink(v, d.bankWaiting)}${
     d.claims.length === 0
       ? html`<p class="muted">${t('home.no_claims')}</p>`
-      : html`<ul class="list">${d.claims.map(
-          (c) =>
-            html`<li><span><a href="/dashboard/dues/${c.transaction_id}">${c.contact_name}</a><br><span class="muted">${c.reference ?? ''} · ${v.instant(c.created_at)}</span></span><span>${v.money(c.balance)}</span></li>`,
+      : html`<ul class="list">${d.claims.map((c) =>
+          c.kind === 'account'
+            ? accountClaimItem(v, c, true)
+            : html`<li><span><a href="/dashboard/dues/${c.transaction_id}">${c.contact_name}</a><br><span class="muted">${c.reference ?? ''} · ${v.instant(c.created_at)}</span></span><span>${v.money(c.balance)}</span></li>`,
         )}</ul>`
   }</section>
 </div>
@@ -98,7 +106,7 @@ ${
   d.unapplied.total > 0
     ? html`<section class="card" aria-labelledby="unapplied-h"><h2 id="unapplied-h">${t('home.unapplied')} (${d.unapplied.total})</h2><ul class="list">${d.unapplied.rows.map(
         (u) =>
-          html`<li><span><a href="/dashboard/dues/${u.transaction_id}">${u.reference}</a><br><span class="muted">${t(`unapplied.${u.reason}` as 'unapplied.settled')} · ${v.instant(u.created_at)}</span></span><span class="end">${v.money(u.paise)}</span></li>`,
+          html`<li><span><a href="${u.href}">${u.reference}</a><br><span class="muted">${t(`unapplied.${u.reason}` as 'unapplied.settled')} · ${v.instant(u.created_at)}</span></span><span class="end">${v.money(u.paise)}</span></li>`,
       )}</ul></section>`
     : ''
 }

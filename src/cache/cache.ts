@@ -10,6 +10,15 @@
  *   counter in `business_totals` that database triggers move in the same transaction as any
  *   change to the business's dues or contacts, whatever process or code path makes it
  *   (migration 2026-11-23T01-00_business-data-version): no write path can forget to invalidate.
+ * - `dataVersions`: on SQLite, each business's data version as last read (businesses/data-version.ts).
+ *   Version: the store's change stamp, which moves on every commit of any process.
+ * - `manySince`: which (business, since) pairs match 1,000+ changed dues (transactions/list.ts). No
+ *   version: the answer only ever turns from no to yes, and only yes is kept.
+ * - `contacts`: on PostgreSQL, the contacts a create for a known contact was written for
+ *   (transactions/create.ts createAlone). Version: none (always CONTACT_VERSION): the create's
+ *   one statement writes only while the contact is still the business's with the kept name and
+ *   phone, so an entry made stale by a change, an erase or a merge (in any process) writes
+ *   nothing, is dropped and read again.
  *
  * Every entry is kept with the version of what it was read from, and served only while the
  * version read now is the same. Read the version *before* reading what is stored with it: data
@@ -22,6 +31,8 @@ export interface CacheNamespace<V> {
   /** The value kept for `key` if it was kept with `version`; an entry of another version is dropped. */
   get(key: string, version: Version): V | undefined;
   set(key: string, version: Version, value: V): void;
+  /** Drops what is kept for `key`, if anything. */
+  delete(key: string): void;
   readonly size: number;
   /** The weight of what is kept (bytes for pages, entries for keys). */
   readonly weight: number;
@@ -63,6 +74,13 @@ class LruNamespace<V> implements CacheNamespace<V> {
     // most recently used last
     this.#entries.set(key, entry);
     return entry.value;
+  }
+
+  delete(key: string): void {
+    const old = this.#entries.get(key);
+    if (old === undefined) return;
+    this.#entries.delete(key);
+    this.#weight -= old.weight;
   }
 
   set(key: string, version: Version, value: V): void {

@@ -1,4 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { cache } from '../cache/cache.js';
 import type { ContactRow } from '../contacts/repository.js';
 import { findContact } from '../contacts/repository.js';
 import { type ContactService, checkContactName, parsePhone } from '../contacts/service.js';
@@ -26,6 +27,9 @@ import { checkSeriesStart, DueBudget, extendSeries } from './series.js';
 /** How many contacts createAlone keeps (read once, then checked by the create's own statement). */
 const CONTACTS_KEPT = 10_000;
 
+/** createAlone's kept contacts have no version: its statement checks the contact itself. */
+const CONTACT_VERSION = 0;
+
 /** Contacts locked per statement by lockContacts (an import's may be 10,000). */
 const CONTACTS_PER_LOCK = 1000;
 
@@ -40,8 +44,8 @@ export interface CreatedTransaction {
  * and credit. TransactionService offers each of these methods.
  */
 export class DueCreation {
-  /** createAlone's contacts, by business and id, as last read (or written with a due) */
-  readonly #contacts = new Map<string, ContactRow>();
+  /** createAlone's contacts, by business and id, as last read (or written with a due): cache/cache.ts `contacts` */
+  readonly #contacts = cache.byCount<ContactRow>(CONTACTS_KEPT);
 
   constructor(
     private readonly deps: {
@@ -99,7 +103,7 @@ export class DueCreation {
   private async createAlone(business: BusinessRow, input: CreateTransactionInput, contactId: string) {
     this.checkCreate(business, input);
     const key = `${business.id}/${contactId}`;
-    let contact = this.#contacts.get(key);
+    let contact = this.#contacts.get(key, CONTACT_VERSION);
     for (let attempt = 1; attempt <= 2; attempt++) {
       if (!contact) {
         contact = await findContact(this.deps.db, business.id, contactId);
@@ -120,10 +124,7 @@ export class DueCreation {
         throw error;
       }
       if (transaction) {
-        if (!this.#contacts.has(key)) {
-          if (this.#contacts.size >= CONTACTS_KEPT) this.#contacts.clear();
-          this.#contacts.set(key, contact);
-        }
+        this.#contacts.set(key, CONTACT_VERSION, contact);
         return { transaction, contactCreated: false };
       }
       this.#contacts.delete(key);

@@ -1,3 +1,5 @@
+import { AUDIT_TABLE } from '../../audit/record.js';
+
 /**
  * What `business export` writes: one JSON-lines file per kind, each line one stored row of the
  * business with every column (so a column added later is exported without a change here), less
@@ -30,6 +32,7 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
   { file: 'bank_credits', table: 'bank_credits', key: 'id' },
   { file: 'bank_payers', table: 'bank_payers', key: 'payer' },
   { file: 'payment_links', table: 'payment_links', key: 'id' },
+  { file: 'account_payment_links', table: 'account_payment_links', key: 'id' },
   { file: 'gateway_payments', table: 'gateway_payments', key: 'gateway_payment_id' },
   { file: 'reminders', table: 'reminders', key: 'id', omit: ['lease_id', 'locked_until'] },
   { file: 'replies', table: 'buyer_replies', key: 'id' },
@@ -43,4 +46,5 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
     json: ['events'],
   },
   { file: 'api_keys', table: 'api_keys', key: 'id', omit: ['key_hash'] },
+  { file: 'audit', table: AUDIT_TABLE, key: 'id', json: ['changes'] },
 ];

@@ -65,7 +65,8 @@ function dueRows(from: number, count: number) {
 function statement(refs: string[], dues: number, payers: number, lines: number): string {
   const rows = ['Statement of account', '', 'Date,Narration,Ref No.,Withdrawal,Deposit,Balance'];
   // `lines` in the file, preamble and header included (the upload takes at most 20,000).
-  for (let i = 0; i < lines - rows.length; i++) {
+  const count = lines - rows.length;
+  for (let i = 0; i < count; i++) {
     const date = `${String(1 + (i % 28)).padStart(2, '0')}/11/2026`;
     const rrn = String(RUN + i);
     if (i % 11 === 10) {

@@ -206,3 +206,41 @@ describe('layers', () => {
     expect(files.filter(isRepository).length).toBeGreaterThan(5);
   });
 });
+
+/** A statement that would change or remove audit entries: Kysely's or SQL's. */
+const AUDIT_REWRITE = /(updateTable|deleteFrom)\(\s*'audit_log'|\b(update|delete\s+from|truncate)\s+"?audit_log\b/i;
+
+describe('the audit log is written by src/audit only, and never rewritten', () => {
+  const files = sourceFiles();
+
+  it('nothing outside src/audit and src/db names the audit_log table', () => {
+    const found = files.filter(
+      (f) =>
+        !f.startsWith(`audit${path.sep}`) &&
+        !f.startsWith(`db${path.sep}`) &&
+        readFileSync(path.join(SRC, f), 'utf8').includes('audit_log'),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("only the erase's redaction (audit/redact.ts) updates entries; nothing deletes them", () => {
+    const found = files.filter(
+      (f) =>
+        f !== path.join('audit', 'redact.ts') &&
+        !f.startsWith(`db${path.sep}migrations${path.sep}`) &&
+        AUDIT_REWRITE.test(readFileSync(path.join(SRC, f), 'utf8')),
+    );
+    expect(found).toEqual([]);
+    expect(readFileSync(path.join(SRC, 'audit', 'redact.ts'), 'utf8')).not.toMatch(/deleteFrom\(\s*'audit_log'/);
+  });
+
+  it('the checks see an update or delete of audit_log where there is one', () => {
+    expect(AUDIT_REWRITE.test("db.updateTable('audit_log').set({})")).toBe(true);
+    expect(AUDIT_REWRITE.test("trx.deleteFrom( 'audit_log')")).toBe(true);
+    expect(AUDIT_REWRITE.test('sql`delete from audit_log where id = 1`')).toBe(true);
+    expect(AUDIT_REWRITE.test('sql`UPDATE audit_log SET changes = 1`')).toBe(true);
+    expect(AUDIT_REWRITE.test("db.selectFrom('audit_log')")).toBe(false);
+    expect(AUDIT_REWRITE.test("insertEach(trx, 'audit_log', rows)")).toBe(false);
+    expect(readFileSync(path.join(SRC, 'audit', 'redact.ts'), 'utf8')).toMatch(AUDIT_REWRITE);
+  });
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { addStaff, cli } from './helpers/staff.js';
 
 /** GET /v1/audit-log: who changed what, newest first, filtered by entity, from a time, page by page. */
 
@@ -158,5 +159,92 @@ describe('GET /v1/audit-log', () => {
   it('needs an API key', async () => {
     const res = await h.request('GET', '/v1/audit-log');
     expect(res.status).toBe(401);
+  });
+});
+
+describe('audit entries of dues', () => {
+  it('records a new due with its fields, by the API key', async () => {
+    const biz = await h.newBusiness();
+    const res = await biz.post('/v1/transactions', {
+      amount_paise: 12345,
+      due_date: '2026-12-01',
+      contact_name: 'Audit Stores',
+      invoice_number: 'INV-9',
+    });
+    expect(res.status, res.text).toBe(201);
+    const due = res.body.data as { id: string; contact_id: string };
+    const entries = (await auditLog(biz, `?entity=transaction&entity_id=${due.id}`)).data;
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      action: 'transaction.created',
+      actor: { type: 'api_key' },
+      request_id: res.headers['x-request-id'],
+      changes: {
+        contact_id: [null, due.contact_id],
+        amount_paise: [null, 12345],
+        due_date: [null, '2026-12-01'],
+        invoice_number: [null, 'INV-9'],
+        status: [null, 'pending'],
+      },
+    });
+  });
+});
+
+describe('audit entries of contacts', () => {
+  it('records a contact created and changed (name, phone, assigned_to), each with before and after', async () => {
+    const biz = await h.newBusiness();
+    const created = await biz.post('/v1/contacts', { name: 'Meera Textiles' });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id as string;
+    const staff = await addStaff(h, biz, 'collector', 'Ravi');
+    const patched = await biz.patch(`/v1/contacts/${id}`, {
+      name: 'Meera Fabrics',
+      phone: '9876543210',
+      assigned_to: staff.id,
+    });
+    expect(patched.status, patched.text).toBe(200);
+
+    const entries = (await auditLog(biz, `?entity=contact&entity_id=${id}`)).data;
+    expect(entries.map((e) => e.action)).toEqual(['contact.updated', 'contact.created']);
+    expect(entries[1]?.changes).toMatchObject({ name: [null, 'Meera Textiles'] });
+    expect(entries[0]?.changes).toEqual({
+      name: ['Meera Textiles', 'Meera Fabrics'],
+      phone: [null, '919876543210'],
+      assigned_to: [null, staff.id],
+    });
+  });
+
+  it('an erase redacts the name and phone in the contact’s entries (their one change) and records the erase by the system', async () => {
+    const biz = await h.newBusiness();
+    const id = (await biz.post('/v1/contacts', { name: 'Kavita Sharma', phone: '9876501234' })).body.data.id as string;
+    await biz.patch(`/v1/contacts/${id}`, { name: 'Kavita S', reminders_paused: true });
+    const before = (await auditLog(biz)).data;
+    const erased = await cli(h, 'contact', 'erase', '--business', biz.business.id, '--contact', id, '--json');
+    expect(erased.code, erased.stderr).toBe(0);
+
+    const after = (await auditLog(biz)).data;
+    expect(after[0]).toMatchObject({
+      action: 'contact.erased',
+      entity_id: id,
+      actor: { type: 'system', id: null, name: null },
+      request_id: null,
+    });
+    const kept = after.slice(1);
+    expect(kept.map((e) => e.id)).toEqual(before.map((e) => e.id));
+    expect(JSON.stringify(kept)).not.toMatch(/Kavita|9876501234/);
+    expect(kept[0]?.changes).toEqual({ name: ['Erased buyer', 'Erased buyer'], reminders_paused: [0, 1] });
+    // everything else about the entries is as it was
+    expect(kept.map(({ changes: _, ...rest }) => rest)).toEqual(before.map(({ changes: _, ...rest }) => rest));
+  });
+
+  it('earlier entries stay exactly as written while later changes are made', async () => {
+    const biz = await h.newBusiness();
+    const id = (await biz.post('/v1/contacts', { name: 'Stable Stores' })).body.data.id as string;
+    const first = (await auditLog(biz)).data;
+    await biz.patch(`/v1/contacts/${id}`, { name: 'Stable Stores 2' });
+    await biz.post('/v1/transactions', { amount_paise: 500, due_date: '2026-12-01', contact_id: id });
+    const later = (await auditLog(biz)).data;
+    expect(later.length).toBe(first.length + 2);
+    expect(later.slice(2)).toEqual(first);
   });
 });

@@ -461,7 +461,7 @@ describe('part 19 in detail', () => {
     else expect(c?.receipt_id).toBeNull();
   });
 
-  it('leaves the whole statement or none of it when the store fails mid-upload', async () => {
+  it('leaves a short statement whole or none of it when the store fails mid-upload', async () => {
     const biz = await h.newBusiness();
     const first = await newDue(biz, { contact_name: 'Crash One', amount_paise: 10_000, invoice_number: 'CR-1' });
     const second = await newDue(biz, { contact_name: 'Crash Two', amount_paise: 20_000, invoice_number: 'CR-2' });
@@ -637,6 +637,43 @@ describe('many lines of one statement', () => {
       reason: 'amount',
     });
     expect(await due(biz, d.id)).toMatchObject({ balance_paise: 97_000 });
+    expect(await differences(biz)).toEqual([]);
+  });
+
+  it('keeps the chunks committed before a failure, and records exactly the rest when the file is uploaded again', async () => {
+    const biz = await h.newBusiness();
+    const first = await newDue(biz, { contact_name: 'Early Buyer', amount_paise: 10_000, invoice_number: 'CH-1' });
+    const second = await newDue(biz, { contact_name: 'Late Buyer', amount_paise: 20_000, invoice_number: 'CH-2' });
+    const filler = Array.from({ length: 598 }, (_, i): [string, string, string] => [
+      `IMPS-6307${String(i).padStart(8, '0')}-NOBODY`,
+      '1.00',
+      `G${i}`,
+    ]);
+    // The first line is in the first chunk of 500; the last, whose payment fails, in the second.
+    const csv = statement([['NEFT CR-CH-1', '100.00', 'E1'], ...filler, ['NEFT CR-CH-2', '123.45', 'E2']]);
+    await failPaymentsOf(12_345);
+    try {
+      const failed = await h.uncheckedResponses(() => upload(biz, csv));
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await failPaymentsOf(null);
+    }
+    const kept = await h.store.db
+      .selectFrom('bank_credits')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('business_id', '=', biz.business.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(kept.n)).toBe(500);
+    expect(await due(biz, first.id)).toMatchObject({ status: 'paid' });
+    expect(await due(biz, second.id)).toMatchObject({ amount_paid_paise: 0 });
+    expect(await differences(biz)).toEqual([]);
+
+    const again = await upload(biz, csv);
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.data).toMatchObject({ credits: 100, duplicates: 500, matched: 1, unmatched: 99 });
+    expect(await due(biz, second.id)).toMatchObject({ amount_paid_paise: 12_345 });
+    expect((await biz.get(`/v1/contacts/${first.contact_id}/payments`)).body.data).toHaveLength(1);
+    expect(await eventsOf(h, biz.business.id, 'payment.received')).toHaveLength(2);
     expect(await differences(biz)).toEqual([]);
   });
 });

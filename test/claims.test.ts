@@ -213,13 +213,20 @@ describe('the pay page without a payments gateway', () => {
 });
 
 describe('claims.listPending (the service behind the dashboard)', () => {
-  it("lists the business's pending claims on open dues, newest first, with their due", async () => {
+  it("lists the business's pending claims on open dues and accounts, newest first, with their due or amount", async () => {
     const biz = await h.newBusiness();
     const first = await newDue(biz, { amount_paise: 5000, contact_name: 'First Buyer', invoice_number: 'A-1' });
     await claim(first, 'older');
     h.clock.advance(60_000);
     const second = await newDue(biz, { amount_paise: 7000, contact_name: 'Second Buyer' });
     await claim(second, 'newer');
+    h.clock.advance(60_000);
+    const account = (await biz.get(`/v1/contacts/${first.contact_id}`)).body.data.account_url as string;
+    const accountClaim = await h.request('POST', `${new URL(account).pathname}/claim`, {
+      payload: new URLSearchParams({ amount: '12.50', reference: 'whole account' }).toString(),
+      headers: FORM,
+    });
+    expect(accountClaim.status, accountClaim.text).toBe(303);
     const decided = await newDue(biz);
     await claim(decided, 'rejected one');
     const [rejected] = await claimsOf(biz, decided);
@@ -230,11 +237,18 @@ describe('claims.listPending (the service behind the dashboard)', () => {
     await claim(await newDue(await h.newBusiness()), 'another business');
 
     const pending = await h.services.claims.listPending(biz.business, { limit: 10, offset: 0 });
-    expect(pending.map((p) => [p.claim.reference, p.transactionId, p.contactName, p.balancePaise])).toEqual([
+    expect(
+      pending.map((p) =>
+        p.kind === 'due'
+          ? [p.claim.reference, p.transactionId, p.contactName, p.balancePaise]
+          : [p.claim.reference, p.contactId, p.contactName, p.claimedPaise],
+      ),
+    ).toEqual([
+      ['whole account', first.contact_id, 'First Buyer', 1250],
       ['newer', second.id, 'Second Buyer', 7000],
       ['older', first.id, 'First Buyer', 5000],
     ]);
-    expect(pending[1]).toMatchObject({ dueDate: '2026-12-01', invoiceNumber: 'A-1' });
+    expect(pending[2]).toMatchObject({ dueDate: '2026-12-01', invoiceNumber: 'A-1' });
     expect(await h.services.claims.listPending(biz.business, { limit: 1, offset: 1 })).toHaveLength(1);
     h.clock.set(NOW);
   });

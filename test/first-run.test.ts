@@ -21,17 +21,24 @@ async function cli(env: Record<string, string>, ...args: string[]) {
 }
 
 describe('GET /', () => {
-  it('is a small page, in English and Hindi, linking the docs, the dashboard and the health check', async () => {
+  it("is a small page, in the browser's language (English, or Hindi), linking the docs, the dashboard and the health check", async () => {
     const res = await h.request('GET', '/');
     expect(res.status).toBe(200);
+    expect(res.text).toContain('<html lang="en">');
+    expect(res.text).toContain('Dashboard for the business');
+    expect(res.headers.vary).toBe('Accept-Language');
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     for (const href of ['/docs', '/dashboard', '/healthz', '/openapi.json']) {
       expect(res.text).toContain(`href="${href}"`);
     }
     expect(res.text).toContain('npm run -s cli -- demo');
-    expect(res.text).toContain('डैशबोर्ड');
+    expect(res.text).not.toContain('डैशबोर्ड');
     expect(res.text.length).toBeLessThan(4000);
+    const hindi = await h.request('GET', '/', { headers: { 'accept-language': 'hi-IN,hi;q=0.9,en;q=0.8' } });
+    expect(hindi.text).toContain('<html lang="hi">');
+    expect(hindi.text).toContain('<a href="/dashboard">कारोबार का डैशबोर्ड</a>');
+    expect(hindi.text).toContain('आगे: <code>npm run -s cli -- demo</code> नमूने का');
   });
 
   it('links only to pages that answer', async () => {

@@ -106,6 +106,7 @@ describe('every page in Hindi', () => {
     pages.set('sign-in', await h.request('GET', '/dashboard/login', { headers: hindiBrowser }));
     pages.set('sign-in link used', await h.request('GET', '/dashboard/login/nope', { headers: hindiBrowser }));
     pages.set('pay link unknown', await h.request('GET', '/pay/nope', { headers: hindiBrowser }));
+    pages.set('root', await h.request('GET', '/', { headers: hindiBrowser }));
     pages.set(
       'pay: bad reference',
       await h.request('POST', `${payPath}/claim`, {

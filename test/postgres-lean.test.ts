@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFY_AFTER_COMMIT } from '../src/db/postgres/queries.js';
 import type { Database } from '../src/db/schema.js';
 import { OUTBOX_CHANNEL, signalOutbox } from '../src/outbox/signal.js';
-import { addPendingDue, applyPayment, readTotals } from '../src/totals/aggregates.js';
+import { addPendingDue, applyPayment } from '../src/totals/aggregates.js';
+import { readTotals } from '../src/totals/read.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 
 /**
@@ -319,7 +320,7 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
     // The outbox signal: sent by the pool once the statement has committed (db/postgres/queries.ts).
     expect(create.map((q) => q.text)).toContain(NOTIFY_AFTER_COMMIT);
     const texts = create.map((q) => q.text).filter((t) => t !== NOTIFY_AFTER_COMMIT);
-    // One statement is atomic by itself: no BEGIN, no COMMIT (TransactionService.createAlone).
+    // One statement is atomic by itself: no BEGIN, no COMMIT (DueCreation.createAlone (transactions/create.ts)).
     expect(texts).toEqual([expect.stringMatching(/from "contacts"/), expect.stringMatching(/^with w0 as /)]);
     // The due, its reminders, its event, then the totals upsert (on the connection's shard) whose
     // output the pending and open days' upserts read: the totals row locked last.
@@ -334,7 +335,7 @@ describe.skipIf(!onPostgres)('round trips per request on PostgreSQL', () => {
     );
     expect(prepared).toContain(texts[1]);
     // The contact is kept: the next create for it is the one statement, which writes the due only
-    // while the contact is unchanged (TransactionService.createAlone).
+    // while the contact is unchanged (DueCreation.createAlone (transactions/create.ts)).
     const again = await statementsOf(
       () => biz.post('/v1/transactions', { amount_paise: 1000, due_date: '2030-01-01', contact_id: contactId }),
       201,

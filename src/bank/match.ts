@@ -266,15 +266,13 @@ export async function suggestionsFor(trx: Executor, businessId: string, credit: 
   return suggest(credit, new Map(names.map((r) => [r.name_key, r.id])), byAmount);
 }
 
-/** Lines matched per chunk: what the rules look for is read once per chunk, by index. */
-const CHUNK = 500;
-
 /**
- * Applies rules 1-5 to each new credit in file order, a chunk of lines at a time; returns each
- * credit's outcome (by id). Per chunk: the values the narrations name are read in a few IN
- * lookups, rules 1-4 are applied line by line on the locked rows (a due two lines name is never
- * paid beyond its balance), the payers learnt are written once, then rule 5's candidates for every
- * line left over are read at once (so they see the chunk's receipts).
+ * Applies rules 1-5 to a chunk of new credits in file order; returns each credit's outcome (by
+ * id). The values the narrations name are read in a few IN lookups for the whole chunk; rules 1-4
+ * are applied line by line on the locked rows (a due two lines name is never paid beyond its
+ * balance), with the receipts' totals and events written once at the end; the payers learnt are
+ * written once; then rule 5's candidates for every line left over are read at once (so they see
+ * the chunk's receipts). Cost: a few statements per chunk plus those of each receipt.
  */
 export async function matchCredits(
   trx: Executor,
@@ -283,19 +281,7 @@ export async function matchCredits(
   now: Date,
 ): Promise<Map<string, Outcome>> {
   const outcomes = new Map<string, Outcome>();
-  for (let i = 0; i < credits.length; i += CHUNK) {
-    await matchChunk(trx, business, credits.slice(i, i + CHUNK), now, outcomes);
-  }
-  return outcomes;
-}
-
-async function matchChunk(
-  trx: Executor,
-  business: BusinessRow,
-  credits: readonly NewCredit[],
-  now: Date,
-  outcomes: Map<string, Outcome>,
-): Promise<void> {
+  if (credits.length === 0) return outcomes;
   const found = await lookUp(trx, business.id, credits);
   /** payers matched in this chunk, each to the latest contact (written once at the end) */
   const learnt = new Map<string, string>();
@@ -303,7 +289,7 @@ async function matchChunk(
   // The receipts' running totals and events are written once for the chunk, after its lines.
   await holdingAdditiveWrites(trx, () => applyRules(trx, business, credits, now, found, learnt, left, outcomes));
   await repo.rememberPayerContacts(trx, business.id, learnt, now.toISOString());
-  if (left.length === 0) return;
+  if (left.length === 0) return outcomes;
   const byAmount = await readByAmount(trx, business.id, left);
   for (const credit of left) {
     const suggestions = suggest(credit, found.names, byAmount);
@@ -313,6 +299,7 @@ async function matchChunk(
       suggestions,
     });
   }
+  return outcomes;
 }
 
 /** Rules 1-4 for each credit of a chunk in file order; the credits none of them matched are pushed to `left`. */

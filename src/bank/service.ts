@@ -1,5 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { BankCreditTable, Db } from '../db/schema.js';
+import type { BankCreditTable, Db, Executor } from '../db/schema.js';
 import { AppError, errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -45,6 +45,12 @@ export class StatementRefused extends AppError {
   }
 }
 
+/**
+ * Statement lines recorded and matched per database transaction. What the rules look for is read
+ * once per chunk (bank/match.ts); a chunk commits whole, with its receipts, totals and events.
+ */
+const LINES_PER_TRANSACTION = 500;
+
 /** Credits that wait for the owner's decision. */
 export const WAITING: readonly BankCreditStatus[] = ['suggested', 'unmatched'];
 
@@ -55,8 +61,9 @@ export interface CreditTargets {
 }
 
 /**
- * Bank statements (uploads) and their credits: each upload in ONE database transaction, so a
- * statement is recorded whole or not at all, with every receipt, total and event it caused.
+ * Bank statements (uploads) and their credits: an upload's lines in chunks of 500, each chunk in
+ * ONE database transaction with every receipt, total and event it caused, so a failure leaves
+ * every chunk whole or absent, and the same file uploaded again records exactly what is missing.
  */
 export class BankService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
@@ -92,49 +99,81 @@ export class BankService {
       created_at: at,
       decided_at: null,
     }));
-    return this.deps.db.transaction().execute(async (trx) => {
-      const inserted = await repo.insertNewCredits(
-        trx,
-        rows.map(({ credit: _c, ...row }) => row),
-      );
-      const fresh: NewCredit[] = rows.filter((r) => inserted.has(r.id)).map((r) => ({ ...r.credit, id: r.id }));
-      const outcomes = await matchCredits(trx, business, fresh, now);
-      const counts = { matched: 0, suggested: 0, unmatched: 0 };
-      const decided: BankCreditTable[] = [];
-      for (const { credit: _c, ...row } of rows) {
-        const o = outcomes.get(row.id);
-        if (!o) continue;
-        counts[o.status]++;
-        if (o.status === 'unmatched') continue;
-        decided.push({
-          ...row,
-          status: o.status,
-          matched_by: o.matchedBy,
-          transaction_id: o.transactionId,
-          contact_id: o.contactId,
-          receipt_id: o.receiptId,
-          suggestions: JSON.stringify(o.suggestions),
-          decided_at: o.status === 'matched' ? at : null,
-        });
-      }
-      await repo.saveDecisions(trx, decided);
-      const result: StatementResult = {
-        statement_id: statementId,
-        lines: parsed.lines,
-        credits: fresh.length,
-        duplicates: rows.length - fresh.length,
-        ...counts,
-      };
-      await repo.insertStatement(trx, {
-        id: statementId,
-        business_id: business.id,
-        lines: result.lines,
-        credits: result.credits,
-        duplicates: result.duplicates,
-        created_at: at,
+    const result: StatementResult = {
+      statement_id: statementId,
+      lines: parsed.lines,
+      credits: 0,
+      duplicates: 0,
+      matched: 0,
+      suggested: 0,
+      unmatched: 0,
+    };
+    // A transaction per chunk: another business's writes wait for one chunk at most, never for
+    // the whole statement. The statement's row is written with the last chunk.
+    for (let from = 0; from === 0 || from < rows.length; from += LINES_PER_TRANSACTION) {
+      const chunk = rows.slice(from, from + LINES_PER_TRANSACTION);
+      const last = from + LINES_PER_TRANSACTION >= rows.length;
+      const counts = await this.deps.db.transaction().execute(async (trx) => {
+        const done = await this.recordChunk(trx, business, chunk, now);
+        if (last) {
+          await repo.insertStatement(trx, {
+            id: statementId,
+            business_id: business.id,
+            lines: result.lines,
+            credits: result.credits + done.credits,
+            duplicates: result.duplicates + done.duplicates,
+            created_at: at,
+          });
+        }
+        return done;
       });
-      return result;
-    });
+      for (const key of ['credits', 'duplicates', 'matched', 'suggested', 'unmatched'] as const) {
+        result[key] += counts[key];
+      }
+    }
+    return result;
+  }
+
+  /** Records a chunk's credit lines not seen before and matches them (rules 1-5), in the caller's transaction. */
+  private async recordChunk(
+    trx: Executor,
+    business: BusinessRow,
+    chunk: readonly (BankCreditTable & { credit: StatementCredit })[],
+    now: Date,
+  ) {
+    const at = now.toISOString();
+    const inserted = await repo.insertNewCredits(
+      trx,
+      chunk.map(({ credit: _c, ...row }) => row),
+    );
+    const fresh: NewCredit[] = chunk.filter((r) => inserted.has(r.id)).map((r) => ({ ...r.credit, id: r.id }));
+    const outcomes = await matchCredits(trx, business, fresh, now);
+    const counts = {
+      credits: fresh.length,
+      duplicates: chunk.length - fresh.length,
+      matched: 0,
+      suggested: 0,
+      unmatched: 0,
+    };
+    const decided: BankCreditTable[] = [];
+    for (const { credit: _c, ...row } of chunk) {
+      const o = outcomes.get(row.id);
+      if (!o) continue;
+      counts[o.status]++;
+      if (o.status === 'unmatched') continue;
+      decided.push({
+        ...row,
+        status: o.status,
+        matched_by: o.matchedBy,
+        transaction_id: o.transactionId,
+        contact_id: o.contactId,
+        receipt_id: o.receiptId,
+        suggestions: JSON.stringify(o.suggestions),
+        decided_at: o.status === 'matched' ? at : null,
+      });
+    }
+    await repo.saveDecisions(trx, decided);
+    return counts;
   }
 
   async list(

@@ -1,16 +1,18 @@
-import type { CacheNamespace } from '../cache/cache.js';
 import type { Db, KeySource } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { isTimeZone } from '../lib/dates.js';
-import { isUuid, randomToken, sha256Hex, uuidv7 } from '../lib/ids.js';
+import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
-import { TurnBatch } from '../lib/turn-batch.js';
 import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import { insertUser } from '../users/repository.js';
-import { type KeyListing, KeyUseTracker, MAX_ACTIVE_KEYS } from './keys.js';
+import { type ApiKeyCache, ApiKeys, type AuthenticatedKey } from './api-keys.js';
+import { DataVersions } from './data-version.js';
+import type { KeyListing } from './keys.js';
 import { API_PLAN, PLANS, type Plan } from './plans.js';
 import * as repo from './repository.js';
+
+export type { ApiKeyCache, AuthenticatedKey } from './api-keys.js';
 
 export interface CreateBusinessInput {
   name: string;
@@ -34,22 +36,7 @@ export interface UpdateBusinessInput {
   language?: string;
 }
 
-export interface AuthenticatedKey {
-  keyId: string;
-  business: repo.BusinessRow;
-}
-
-const KEY_PREFIX = 'rk_live_';
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
-
-/** API keys have 240 random bits, so a fast hash is enough to store them (no password stretching). */
-export function hashApiKey(key: string): string {
-  return sha256Hex(key);
-}
-
-function newApiKey(): string {
-  return KEY_PREFIX + randomToken(30);
-}
 
 /** Stored as written canonically ("-3,0,7,30"); dues created from now on follow it. */
 function checkReminderSteps(text: string): string {
@@ -79,25 +66,13 @@ function checkPlan(plan: string): Plan {
 }
 
 /**
- * The `apiKeys` cache namespace (cache/cache.ts) with what its version is made of: the store's
- * signal of other processes' commits (db/store.ts; absent, keys are read on every request).
+ * Businesses (PRODUCT part 1): created with their owner, totals and first key, read and changed.
+ * Their API keys are ApiKeys' (api-keys.ts) and their data version DataVersions'
+ * (data-version.ts); this service offers both.
  */
-export interface ApiKeyCache {
-  cache: CacheNamespace<AuthenticatedKey>;
-  otherCommits: () => number;
-}
-
-/** Businesses whose data version is kept (dataVersion); past that the lot is dropped and read again. */
-const VERSIONS_KEPT = 10_000;
-
 export class BusinessService {
-  /** Moved whenever this process writes a business or a key (its own commits do not move otherCommits). */
-  #ownWrites = 0;
-  /** Data versions read, with the store's change stamp they were read under (dataVersion). */
-  readonly #versions = new Map<string, { stamp: string; version: number }>();
-  /** Without a change stamp (PostgreSQL): the versions asked for in one turn, read by one statement. */
-  readonly #versionReads = new TurnBatch<string, number>((ids) => repo.readDataVersions(this.deps.db, ids));
-  readonly #uses = new KeyUseTracker();
+  readonly #keys: ApiKeys;
+  readonly #versions: DataVersions;
 
   constructor(
     private readonly deps: {
@@ -107,29 +82,14 @@ export class BusinessService {
       /** db/store.ts Store.changeStamp (SQLite) */
       changeStamp?: (() => string) | undefined;
     },
-  ) {}
-
-  #keysVersion(): string | undefined {
-    const keys = this.deps.apiKeys;
-    return keys && `${keys.otherCommits()}:${this.#ownWrites}`;
+  ) {
+    this.#keys = new ApiKeys(deps);
+    this.#versions = new DataVersions(deps);
   }
 
-  /**
-   * See repo.readDataVersion: what a rendered response of the business is kept with. Where the
-   * store has a change stamp (SQLite), a version read while the stamp stood is answered again
-   * without a statement until anything commits: a rendered read then costs no query of its own.
-   * The stamp is taken before the read, so a commit racing the read only makes the next one read.
-   */
-  async dataVersion(businessId: string): Promise<number> {
-    const stampOf = this.deps.changeStamp;
-    if (!stampOf) return this.#versionReads.read(businessId);
-    const stamp = stampOf();
-    const known = this.#versions.get(businessId);
-    if (known?.stamp === stamp) return known.version;
-    const version = await repo.readDataVersion(this.deps.db, businessId);
-    if (this.#versions.size >= VERSIONS_KEPT) this.#versions.clear();
-    this.#versions.set(businessId, { stamp, version });
-    return version;
+  /** data-version.ts: what a rendered response of the business is kept with. */
+  dataVersion(businessId: string): Promise<number> {
+    return this.#versions.read(businessId);
   }
 
   hasApiAccess(business: repo.BusinessRow): boolean {
@@ -166,8 +126,7 @@ export class BusinessService {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
-    const apiKey = newApiKey();
-    await this.deps.db.transaction().execute(async (trx) => {
+    const apiKey = await this.deps.db.transaction().execute(async (trx) => {
       await repo.insertBusiness(trx, business);
       // The owner is the business's first user, with the business's own id and phone.
       await insertUser(trx, {
@@ -179,7 +138,7 @@ export class BusinessService {
         created_at: business.created_at,
       });
       await repo.insertTotals(trx, business.id);
-      await this.storeKey(trx, business.id, apiKey);
+      return this.#keys.issueIn(trx, business.id);
     });
     return { business, apiKey };
   }
@@ -210,138 +169,36 @@ export class BusinessService {
     }
     patch.updated_at = this.deps.clock.now().toISOString();
     const updated = await repo.updateBusiness(this.deps.db, id, patch);
-    this.#ownWrites++;
+    this.#keys.changed();
     if (!updated) throw errors.notFound('business');
     return updated;
   }
-
-  /** Issues an additional key; existing keys keep working until revoked. */
-  async issueKey(businessId: string, source: KeySource = 'cli'): Promise<string> {
-    await this.get(businessId);
-    const apiKey = newApiKey();
-    await this.storeKey(this.deps.db, businessId, apiKey, source);
-    this.#ownWrites++;
-    return apiKey;
+  /** A business's API keys (api-keys.ts), each method as ApiKeys offers it. */
+  issueKey(businessId: string, source?: KeySource): Promise<string> {
+    return this.#keys.issueKey(businessId, source);
   }
 
-  /**
-   * A key asked for on the dashboard (PRODUCT part 26): it counts towards the MAX_ACTIVE_KEYS
-   * active keys, checked under the business's row lock so that concurrent requests cannot pass it
-   * together; the sixth is refused (409) until one is revoked.
-   */
-  async issueDashboardKey(businessId: string): Promise<string> {
-    const apiKey = await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.lockBusiness(trx, businessId))) throw errors.notFound('business');
-      const active = (await repo.listKeys(trx, businessId)).filter((k) => k.revoked_at === null);
-      if (active.length >= MAX_ACTIVE_KEYS) {
-        throw errors.conflict(`at most ${MAX_ACTIVE_KEYS} API keys can be active; revoke one to issue another`);
-      }
-      const key = newApiKey();
-      await this.storeKey(trx, businessId, key, 'dashboard');
-      return key;
-    });
-    this.#ownWrites++;
-    return apiKey;
+  issueDashboardKey(businessId: string): Promise<string> {
+    return this.#keys.issueDashboardKey(businessId);
   }
 
-  /**
-   * A key asked for over chat (PRODUCT part 16): at most MAX_ACTIVE_KEYS unrevoked keys, so a 6th
-   * revokes the oldest chat-issued key (the caller says so); when every active key came from
-   * elsewhere, none is issued. One database transaction.
-   */
-  async issueChatKey(
-    businessId: string,
-  ): Promise<{ apiKey: string; revoked: KeyListing | null } | { apiKey: null; activeKeys: number }> {
-    const result = await this.deps.db.transaction().execute(async (trx) => {
-      if (!(await repo.lockBusiness(trx, businessId))) throw errors.notFound('business');
-      const active = (await repo.listKeys(trx, businessId)).filter((k) => k.revoked_at === null);
-      let revoked: KeyListing | null = null;
-      if (active.length >= MAX_ACTIVE_KEYS) {
-        const oldestChat = active.find((k) => k.source === 'chat');
-        if (!oldestChat) return { apiKey: null, activeKeys: active.length } as const;
-        const at = this.deps.clock.now().toISOString();
-        await repo.revokeKeyById(trx, oldestChat.id, at, businessId);
-        revoked = { ...oldestChat, revoked_at: at };
-      }
-      const apiKey = newApiKey();
-      await this.storeKey(trx, businessId, apiKey, 'chat');
-      return { apiKey, revoked };
-    });
-    this.#ownWrites++;
-    return result;
+  issueChatKey(businessId: string) {
+    return this.#keys.issueChatKey(businessId);
   }
 
-  /** Every key of the business, oldest first, revoked ones too (PRODUCT part 16). */
   listKeys(businessId: string): Promise<KeyListing[]> {
-    return repo.listKeys(this.deps.db, businessId);
+    return this.#keys.listKeys(businessId);
   }
 
-  /**
-   * Revokes a key by its id: within one business when `businessId` is given (the dashboard), any
-   * business's for the operator's CLI. False when no unrevoked key has that id.
-   */
-  async revokeKeyById(keyId: string, businessId?: string): Promise<boolean> {
-    if (!isUuid(keyId)) return false;
-    const revoked = await repo.revokeKeyById(this.deps.db, keyId, this.deps.clock.now().toISOString(), businessId);
-    this.#ownWrites++;
-    return revoked !== undefined;
+  revokeKeyById(keyId: string, businessId?: string): Promise<boolean> {
+    return this.#keys.revokeKeyById(keyId, businessId);
   }
 
-  async revokeKey(apiKey: string): Promise<boolean> {
-    const result = await repo.revokeKeyByHash(this.deps.db, hashApiKey(apiKey), this.deps.clock.now().toISOString());
-    this.#ownWrites++;
-    return Number(result.numUpdatedRows) > 0;
+  revokeKey(apiKey: string): Promise<boolean> {
+    return this.#keys.revokeKey(apiKey);
   }
 
-  /** Writes `last_used_at` when it is a minute old in this process (KeyUseTracker): cheap enough for every request. */
-  async #recordUse(keyId: string): Promise<void> {
-    const now = this.deps.clock.now();
-    if (!this.#uses.due(keyId, now.getTime())) return;
-    try {
-      await repo.recordKeyUse(this.deps.db, keyId, now.toISOString());
-    } catch {
-      // Bookkeeping only: the request is answered all the same and the key's next use retries
-      // (an outage or a full disk shows on the request's own reads and writes).
-      this.#uses.forget(keyId);
-    }
-  }
-
-  async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
-    if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) return null;
-    const cache = this.deps.apiKeys?.cache;
-    // Read before the key: a key read after a change is kept with a version that is already stale.
-    const version = this.#keysVersion();
-    if (cache && version !== undefined) {
-      const cached = cache.get(apiKey, version);
-      if (cached) {
-        await this.#recordUse(cached.keyId);
-        return cached;
-      }
-    }
-    const row = await repo.findActiveKey(this.deps.db, hashApiKey(apiKey));
-    if (!row) return null;
-    const { key_id, ...business } = row;
-    // Shared by every request with this key while cached: frozen so no handler can alter it.
-    const found: AuthenticatedKey = Object.freeze({ keyId: key_id, business: Object.freeze(business) });
-    if (cache && version !== undefined) cache.set(apiKey, version, found);
-    await this.#recordUse(key_id);
-    return found;
-  }
-
-  private async storeKey(
-    db: Parameters<typeof repo.insertApiKey>[0],
-    businessId: string,
-    apiKey: string,
-    source: KeySource = 'cli',
-  ) {
-    const now = this.deps.clock.now();
-    await repo.insertApiKey(db, {
-      id: uuidv7(now.getTime()),
-      business_id: businessId,
-      key_hash: hashApiKey(apiKey),
-      key_prefix: apiKey.slice(0, KEY_PREFIX.length + 4),
-      created_at: now.toISOString(),
-      source,
-    });
+  authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
+    return this.#keys.authenticate(apiKey);
   }
 }

@@ -13,6 +13,18 @@ describe('cache namespaces', () => {
     expect(pages.weight).toBe(0);
   });
 
+  it('drop one key on delete, with its weight, and leave the others', () => {
+    const contacts = cache.byCount<string>(10);
+    contacts.set('a', 0, 'Asha');
+    contacts.set('b', 0, 'Bala');
+    contacts.delete('a');
+    contacts.delete('missing');
+    expect(contacts.get('a', 0)).toBeUndefined();
+    expect(contacts.get('b', 0)).toBe('Bala');
+    expect(contacts.size).toBe(1);
+    expect(contacts.weight).toBe(1);
+  });
+
   it('keep within their byte budget, dropping the least recently used first', () => {
     const body = 'x'.repeat(99);
     const pages = cache.byLength(300);

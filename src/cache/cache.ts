@@ -2,7 +2,7 @@
  * The service layer's one in-memory cache, in typed namespaces (services.ts makes them):
  *
  * - `apiKeys`: the API keys this process has authenticated, with their business
- *   (businesses/service.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
+ *   (businesses/api-keys.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
  *   moves when another process such as the admin CLI commits; on PostgreSQL a counter moved by a
  *   NOTIFY that triggers on the keys and businesses send, see db/store.ts keyChanges) together
  *   with a counter this process moves whenever it writes a business or a key itself.
@@ -10,6 +10,11 @@
  *   counter in `business_totals` that database triggers move in the same transaction as any
  *   change to the business's dues or contacts, whatever process or code path makes it
  *   (migration 2026-11-23T01-00_business-data-version): no write path can forget to invalidate.
+ * - `contacts`: on PostgreSQL, the contacts a create for a known contact was written for
+ *   (transactions/create.ts createAlone). Version: none (always CONTACT_VERSION): the create's
+ *   one statement writes only while the contact is still the business's with the kept name and
+ *   phone, so an entry made stale by a change, an erase or a merge (in any process) writes
+ *   nothing, is dropped and read again.
  *
  * Every entry is kept with the version of what it was read from, and served only while the
  * version read now is the same. Read the version *before* reading what is stored with it: data
@@ -22,6 +27,8 @@ export interface CacheNamespace<V> {
   /** The value kept for `key` if it was kept with `version`; an entry of another version is dropped. */
   get(key: string, version: Version): V | undefined;
   set(key: string, version: Version, value: V): void;
+  /** Drops what is kept for `key`, if anything. */
+  delete(key: string): void;
   readonly size: number;
   /** The weight of what is kept (bytes for pages, entries for keys). */
   readonly weight: number;
@@ -63,6 +70,13 @@ class LruNamespace<V> implements CacheNamespace<V> {
     // most recently used last
     this.#entries.set(key, entry);
     return entry.value;
+  }
+
+  delete(key: string): void {
+    const old = this.#entries.get(key);
+    if (old === undefined) return;
+    this.#entries.delete(key);
+    this.#weight -= old.weight;
   }
 
   set(key: string, version: Version, value: V): void {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, PaymentClaimTable } from '../db/schema.js';
 
 /** What a claim is for: one due (the pay page) or a contact's whole account (the account page). */
@@ -46,14 +47,29 @@ export function decideClaim(db: Executor, claimId: string, status: 'confirmed' |
     .executeTakeFirst();
 }
 
-/** The business's pending claims on dues still open, newest first, with what the due is. */
+/**
+ * The business's pending claims, newest first, with whom they are from: a due's claims while the
+ * due is open (with what the due is), and account claims (with the amount the buyer entered). Read
+ * by the (business, status, created_at) index, one contact and at most one due per row.
+ */
 export function listPendingClaims(db: Executor, businessId: string, limit: number, offset: number) {
   return db
     .selectFrom('payment_claims')
-    .innerJoin('transactions', 'transactions.id', 'payment_claims.transaction_id')
-    .innerJoin('contacts', 'contacts.id', 'transactions.contact_id')
-    .selectAll('payment_claims')
+    .leftJoin('transactions', 'transactions.id', 'payment_claims.transaction_id')
+    .innerJoin('contacts', (join) =>
+      join.on(sql<boolean>`contacts.id = coalesce(payment_claims.contact_id, transactions.contact_id)`),
+    )
     .select([
+      'payment_claims.id',
+      'payment_claims.business_id',
+      'payment_claims.transaction_id',
+      'payment_claims.contact_id',
+      'payment_claims.reference',
+      'payment_claims.created_at',
+      'payment_claims.status',
+      'payment_claims.decided_at',
+      'payment_claims.amount_paise as claimed_paise',
+      'contacts.id as owner_contact_id',
       'contacts.name as contact_name',
       'transactions.amount_paise',
       'transactions.amount_paid_paise',
@@ -63,11 +79,25 @@ export function listPendingClaims(db: Executor, businessId: string, limit: numbe
     ])
     .where('payment_claims.business_id', '=', businessId)
     .where('payment_claims.status', '=', 'pending')
-    .where('transactions.open', '=', 1)
+    .where((eb) => eb.or([eb('payment_claims.contact_id', 'is not', null), eb('transactions.open', '=', 1)]))
     .orderBy('payment_claims.created_at', 'desc')
     .orderBy('payment_claims.id', 'desc')
     .limit(limit)
     .offset(offset)
+    .execute();
+}
+
+/** A contact's account claims still waiting for a decision, oldest first (the buyer's page). */
+export function listPendingAccountClaims(db: Executor, businessId: string, contactId: string, limit: number) {
+  return db
+    .selectFrom('payment_claims')
+    .selectAll()
+    .where('business_id', '=', businessId)
+    .where('contact_id', '=', contactId)
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
     .execute();
 }
 

@@ -36,6 +36,18 @@ async function pendingClaim(trx: Trx, business: BusinessRow, owner: repo.ClaimOw
   return { ...locked, claim };
 }
 
+/** A claim waiting for the business: on one due (the pay page) or on a buyer's whole account. */
+export type PendingClaim = { claim: repo.ClaimRow; contactId: string; contactName: string } & (
+  | {
+      kind: 'due';
+      transactionId: string;
+      balancePaise: number;
+      dueDate: string;
+      invoiceNumber: string | null;
+    }
+  | { kind: 'account'; claimedPaise: number }
+);
+
 const alreadyDecided = () => errors.conflict('claim is already decided');
 
 /**
@@ -55,19 +67,51 @@ export class ClaimService {
   }
 
   /**
-   * Claims waiting for the business across its open dues, newest first, each with its due's
-   * contact, balance and date (for the dashboard). Claims on dues settled since are left out.
+   * Claims waiting for the business, newest first (for the dashboard): a due's claims while the
+   * due is open, with its contact, balance and date; account claims, with their contact and the
+   * amount the buyer entered.
    */
-  async listPending(business: BusinessRow, page: { limit: number; offset: number }) {
+  async listPending(business: BusinessRow, page: { limit: number; offset: number }): Promise<PendingClaim[]> {
     const rows = await repo.listPendingClaims(this.deps.db, business.id, page.limit, page.offset);
-    return rows.map((r) => ({
-      claim: r as repo.ClaimRow,
-      transactionId: r.transaction_id as string,
-      contactName: r.contact_name,
-      balancePaise: balanceOf(r),
-      dueDate: r.due_date,
-      invoiceNumber: r.invoice_number,
-    }));
+    return rows.map((r) => {
+      const claim: repo.ClaimRow = {
+        id: r.id,
+        business_id: r.business_id,
+        transaction_id: r.transaction_id,
+        contact_id: r.contact_id,
+        reference: r.reference,
+        created_at: r.created_at,
+        status: r.status,
+        decided_at: r.decided_at,
+        amount_paise: r.claimed_paise,
+      };
+      const base = { claim, contactId: r.owner_contact_id, contactName: r.contact_name };
+      if (r.transaction_id === null) return { ...base, kind: 'account', claimedPaise: Number(r.claimed_paise) };
+      return {
+        ...base,
+        kind: 'due',
+        transactionId: r.transaction_id,
+        balancePaise: balanceOf({
+          amount_paise: r.amount_paise ?? 0,
+          amount_paid_paise: r.amount_paid_paise ?? 0,
+          amount_adjusted_paise: r.amount_adjusted_paise ?? 0,
+        }),
+        dueDate: r.due_date as string,
+        invoiceNumber: r.invoice_number ?? null,
+      };
+    });
+  }
+
+  /** A contact's account claims waiting for a decision, oldest first, at most `limit`. */
+  async listPendingOfContact(business: BusinessRow, contactId: string, limit: number) {
+    return repo.listPendingAccountClaims(this.deps.db, business.id, contactId, limit);
+  }
+
+  /** One account claim of this contact (another contact's or business's: 404). */
+  async getAccountClaim(business: BusinessRow, contactId: string, claimId: string) {
+    const claim = await repo.findClaim(this.deps.db, business.id, { contactId }, claimId);
+    if (!claim) throw errors.notFound('claim');
+    return claim;
   }
 
   async confirm(

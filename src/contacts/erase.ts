@@ -1,8 +1,10 @@
+import { recordAudit } from '../audit/record.js';
+import { redactAuditEntity } from '../audit/redact.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import * as repo from './erase-repository.js';
-import { erasedNameKey, redactJsonText } from './redact.js';
+import { ERASED_NAME, erasedNameKey, redactJsonText } from './redact.js';
 import { findContact } from './repository.js';
 
 export interface EraseResult {
@@ -38,6 +40,19 @@ export async function eraseContact(
     const personal = { names: [contact.name], phones: contact.phone ? [contact.phone] : [] };
     const dueIds = await repo.contactDueIds(trx, businessId, contactId);
     await repo.eraseContactRow(trx, businessId, contactId, erasedNameKey(contactId), at);
+    // Its audit entries keep what changed, without who the buyer was; then the erase's own entry.
+    await redactAuditEntity(trx, businessId, 'contact', contactId, {
+      name: (v) => (v === null ? null : ERASED_NAME),
+      phone: () => null,
+    });
+    await recordAudit(trx, businessId, at, [
+      {
+        action: 'contact.erased',
+        entity: 'contact',
+        entityId: contactId,
+        changes: { erased: [false, true] },
+      },
+    ]);
     await repo.deleteNameTerms(trx, contactId);
     await repo.deletePayerNames(trx, businessId, contactId);
     const result: EraseResult = {

@@ -3,7 +3,7 @@ import { fewNameTrigramMatches, jsonArrays } from '../db/port.js';
 import { exactTime, offIndex, precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
-import { readTotalsColumn } from '../totals/aggregates.js';
+import { readTotalsColumn } from '../totals/read.js';
 import type { FuzzyWord } from './fuzzy.js';
 import { fromFuzzyMatches } from './name-terms.js';
 

@@ -1,3 +1,4 @@
+import { type AuditChange, diff, recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
@@ -12,7 +13,8 @@ import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type Score
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
-import { addContact, readTotalsColumn } from '../totals/aggregates.js';
+import { addContact } from '../totals/aggregates.js';
+import { readTotalsColumn } from '../totals/read.js';
 import { findUser } from '../users/repository.js';
 import { fuzzyQuery } from './fuzzy.js';
 import { contactNameKey } from './name-key.js';
@@ -147,6 +149,12 @@ export class ContactService {
     const created = new Set(inserted.map((row) => row.name_key));
     if (inserted.length > 0) {
       await addContact(trx, business.id, inserted.length);
+      await recordAudit(
+        trx,
+        business.id,
+        now,
+        inserted.map((row) => contactEntry('contact.created', null, row)),
+      );
       await writeNewNameTerms(trx, inserted);
       await recordEvents(
         trx,
@@ -174,13 +182,15 @@ export class ContactService {
 
   async fillPhone(trx: Executor, contact: repo.ContactRow, phone: string | null): Promise<repo.ContactRow> {
     if (phone === null || contact.phone !== null) return contact;
+    const at = this.deps.clock.now().toISOString();
     const updated = await repo.updateContact(
       trx,
       contact.business_id,
       contact.id,
       { phone, phone_rev: reversedDigits(phone) },
-      this.deps.clock.now().toISOString(),
+      at,
     );
+    if (updated) await recordAudit(trx, contact.business_id, at, [contactEntry('contact.updated', contact, updated)]);
     return updated ?? contact;
   }
 
@@ -208,7 +218,9 @@ export class ContactService {
     // A language given names the buyer's language: set on a new contact, or one that had none.
     if (typeof input.language === 'string' && contact.language === null) {
       const at = this.deps.clock.now().toISOString();
+      const before = contact;
       contact = (await repo.updateContact(trx, business.id, contact.id, { language: input.language }, at)) ?? contact;
+      await recordAudit(trx, business.id, at, [contactEntry('contact.updated', before, contact)]);
     }
     const standing = created ? NEW_CONTACT_STANDING : await this.standing(trx, business, contact.id);
     return { contact, standing, created };
@@ -417,6 +429,7 @@ export class ContactService {
           if (isUniqueViolation(error)) throw errors.conflict('another contact already has this name', 'name');
           throw error;
         }
+        await recordAudit(trx, business.id, now, [contactEntry('contact.updated', current, contact)]);
         if (patch.name !== undefined) await writeNameTerms(trx, contact, { replace: true });
         if (patch.reminders_paused !== undefined) {
           await pauseContactSequences(trx, business, id, patch.reminders_paused === 1, now);
@@ -515,3 +528,10 @@ const NEW_CONTACT_STANDING: ContactStanding = {
   overdueCount: 0,
   totalTransactions: 0,
 };
+
+/** A contact's fields its audit entries show before and after. */
+export const CONTACT_AUDITED = ['name', 'phone', 'language', 'reminders_paused', 'assigned_to'] as const;
+
+function contactEntry(action: string, before: repo.ContactRow | null, after: repo.ContactRow): AuditChange {
+  return { action, entity: 'contact', entityId: after.id, changes: diff(before, after, CONTACT_AUDITED) };
+}

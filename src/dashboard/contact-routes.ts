@@ -20,7 +20,7 @@ import {
   REPLIES_SHOWN,
   renderContactList,
 } from './pages/contacts.js';
-import { type LedgerForm, renderLedger } from './pages/ledger.js';
+import { CLAIMS_SHOWN, type LedgerForm, renderLedger } from './pages/ledger.js';
 import { renderStatement } from './pages/statement.js';
 import type { View } from './pages/view.js';
 
@@ -48,9 +48,10 @@ export async function contactRoutes(app: App) {
   ) => {
     const today = transactions.today(v.business);
     const { contact, standing } = await contacts.get(v.business, id, today);
-    const [s, replies, people] = await Promise.all([
+    const [s, replies, claims, people] = await Promise.all([
       statements.get(v.business, id, {}),
       contacts.replies(v.business, id, REPLIES_SHOWN),
+      services.claims.listPendingOfContact(v.business, id, CLAIMS_SHOWN),
       // who may be chosen in "Assigned to"; others are shown only who holds the buyer
       v.may('contacts.assign')
         ? users.list(v.business.id)
@@ -74,6 +75,14 @@ export async function contactRoutes(app: App) {
         overdueDays: overdueDays(contact.oldest_open_due, today),
         statement: { from: s.from, to: s.to, ...s.statement },
         replies,
+        claims: claims.map((c) => ({
+          id: c.id,
+          contact_id: id,
+          contact_name: contact.name,
+          amount: Number(c.amount_paise),
+          reference: c.reference,
+          created_at: c.created_at,
+        })),
         users: people.map((u) => ({ id: u.id, name: u.name })),
         accountUrl: url,
         // wa.me with the buyer's number opens their chat; without one, WhatsApp asks whom to send it to.

@@ -19,6 +19,7 @@ header button.link{background:none;border:1px solid #93c5fd;color:#fff;padding:.
 main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.375rem;margin:.25rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.125rem;margin:0 0 .75rem}
+h2,h3,h4{overflow-wrap:anywhere}
 .card{background:#fff;border-radius:12px;padding:1rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-bottom:1rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.5rem;margin-bottom:1rem}
 .stat{background:#fff;border-radius:12px;padding:.75rem 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
@@ -42,8 +43,8 @@ form.inline{display:inline}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.75rem}
 .filters{display:grid;grid-template-columns:1fr;gap:.5rem;align-items:end}@media(min-width:48rem){.filters{grid-template-columns:2fr 1fr 2fr auto}}
 .dates{display:grid;gap:.5rem}@media(min-width:30rem){.dates{grid-template-columns:1fr 1fr}}.dates input{min-width:0}
-.notice{padding:.75rem;border-radius:8px;background:#eff6ff;color:#1e3a8a;margin-bottom:1rem}
-.error{padding:.75rem;border-radius:8px;background:#fee2e2;color:#991b1b;margin-bottom:1rem}
+.notice{padding:.75rem;border-radius:8px;background:#eff6ff;color:#1e3a8a;margin-bottom:1rem;overflow-wrap:anywhere}
+.error{padding:.75rem;border-radius:8px;background:#fee2e2;color:#991b1b;margin-bottom:1rem;overflow-wrap:anywhere}
 .muted{color:#4b5563;font-size:.875rem}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-top:.75rem}
 .aging svg{width:100%;height:auto;display:block}

@@ -4,6 +4,7 @@ import type { App } from '../http/types.js';
 import { EVENT_TYPES } from '../outbox/events.js';
 import { balanceOf } from '../transactions/domain.js';
 import { CreateWebhookBody } from '../webhooks/schema.js';
+import { accountClaimRoutes } from './account-claim-routes.js';
 import { bankPageRoutes } from './bank-routes.js';
 import { checkId, type Form, viewOf } from './common.js';
 import { contactRoutes } from './contact-routes.js';
@@ -75,13 +76,26 @@ export async function signedInRoutes(app: App) {
           overdueTotal: overdue.total,
           reminders,
           bankWaiting,
-          claims: claims.map((c) => ({
-            transaction_id: c.transactionId,
-            contact_name: c.contactName,
-            reference: c.claim.reference,
-            created_at: c.claim.created_at,
-            balance: c.balancePaise,
-          })),
+          claims: claims.map((c) =>
+            c.kind === 'due'
+              ? {
+                  kind: 'due' as const,
+                  transaction_id: c.transactionId,
+                  contact_name: c.contactName,
+                  reference: c.claim.reference,
+                  created_at: c.claim.created_at,
+                  balance: c.balancePaise,
+                }
+              : {
+                  kind: 'account' as const,
+                  id: c.claim.id,
+                  contact_id: c.contactId,
+                  contact_name: c.contactName,
+                  amount: c.claimedPaise,
+                  reference: c.claim.reference,
+                  created_at: c.claim.created_at,
+                },
+          ),
         },
         outcomeFlash(v.t, request.query),
       ),
@@ -91,6 +105,7 @@ export async function signedInRoutes(app: App) {
   await app.register(duesRoutes);
 
   await app.register(contactRoutes);
+  await app.register(accountClaimRoutes);
   await app.register(mergeRoutes);
 
   await app.register(importRoutes);

@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
+import { acceptedLanguage, type Language, type MessageKey, translator } from '../i18n/index.js';
+import { html } from '../paypage/html.js';
 
 /**
- * `GET /`: where everything is, in English and Hindi. Links are relative, so the page works on
- * whatever host and port it is opened on. No script; one inline style, allowed by its hash.
+ * `GET /`: where everything is, in the language the browser asks for first (English or Hindi, as
+ * the other pages that know no business yet). Links are relative, so the page works on whatever
+ * host and port it is opened on. No script; one inline style, allowed by its hash.
  */
-const LINKS: { href: string; en: string; hi: string }[] = [
-  { href: '/docs', en: 'API documentation (try every call)', hi: 'API दस्तावेज़ (हर कॉल आज़माएँ)' },
-  { href: '/dashboard', en: 'Dashboard for the business', hi: 'व्यापार का डैशबोर्ड' },
-  { href: '/healthz', en: 'Health check', hi: 'स्वास्थ्य जाँच' },
-  { href: '/openapi.json', en: 'OpenAPI document', hi: 'OpenAPI दस्तावेज़' },
+const LINKS: { href: string; key: MessageKey }[] = [
+  { href: '/docs', key: 'root.docs' },
+  { href: '/dashboard', key: 'root.dashboard' },
+  { href: '/healthz', key: 'root.health' },
+  { href: '/openapi.json', key: 'root.openapi' },
 ];
 
 const STYLE =
@@ -16,25 +19,35 @@ const STYLE =
 
 export const HOME_CONTENT_SECURITY_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-export const HOME_PAGE = `<!doctype html>
-<html lang="en">
+function render(lang: Language): string {
+  const t = translator(lang);
+  const [before = '', after = ''] = t('root.next', { command: '\u0000' }).split('\u0000');
+  return `<!doctype html>
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Receivables API</title>
+<title>${html`${t('root.title')}`}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<h1>Receivables API <span lang="hi">· बकाया API</span></h1>
-<p>Track what your buyers owe, remind them, and get paid.<br><span lang="hi">ख़रीदारों का बकाया दर्ज करें, उन्हें याद दिलाएँ, और भुगतान पाएँ।</span></p>
+<h1>${html`${t('root.title')}`}</h1>
+<p>${html`${t('root.tagline')}`}</p>
 <ul>
-${LINKS.map((l) => `<li><a href="${l.href}">${l.en}</a><br><span lang="hi">${l.hi}</span></li>`).join('\n')}
+${LINKS.map((l) => html`<li><a href="${l.href}">${t(l.key)}</a></li>`).join('\n')}
 </ul>
-<p>Next: <code>npm run -s cli -- demo</code> creates a demo business with data, an API key and a dashboard sign-in link.<br>
-<span lang="hi">आगे: <code>npm run -s cli -- demo</code> डेटा के साथ एक डेमो व्यापार, एक API कुंजी और डैशबोर्ड साइन-इन लिंक बनाता है।</span></p>
+<p>${html`${before}<code>npm run -s cli -- demo</code>${after}`}</p>
 </body>
 </html>
 `;
+}
+
+const PAGES: Record<Language, string> = { en: render('en'), hi: render('hi') };
+
+/** The root page in the language a browser's Accept-Language asks for first. */
+export function homePage(acceptLanguage: string | undefined): string {
+  return PAGES[acceptedLanguage(acceptLanguage)];
+}
 
 /** The lines `npm start` prints once it listens: where everything is, and what to run next. */
 export function startupLines(base: string, store: string, workers: boolean): string[] {

@@ -1,8 +1,8 @@
 import type { App } from '../http/types.js';
-import { HOME_CONTENT_SECURITY_POLICY, HOME_PAGE } from './page.js';
+import { HOME_CONTENT_SECURITY_POLICY, homePage } from './page.js';
 
 export async function homeRoutes(app: App) {
-  app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+  app.get('/', { schema: { hide: true } }, async (request, reply) =>
     reply
       .headers({
         'content-security-policy': HOME_CONTENT_SECURITY_POLICY,
@@ -10,8 +10,9 @@ export async function homeRoutes(app: App) {
         'x-frame-options': 'DENY',
         'referrer-policy': 'no-referrer',
         'cache-control': 'no-cache',
+        vary: 'Accept-Language',
       })
       .type('text/html; charset=utf-8')
-      .send(HOME_PAGE),
+      .send(homePage(request.headers['accept-language'])),
   );
 }

@@ -1,6 +1,6 @@
 import type { ContactRow } from '../contacts/repository.js';
 import type { ContactStanding } from '../contacts/service.js';
-import type { Totals } from '../totals/aggregates.js';
+import type { Totals } from '../totals/read.js';
 import { effectiveStatus, outstandingOfTotals } from '../transactions/domain.js';
 import type { TransactionView } from '../transactions/repository.js';
 import type { LegacyContactResponse, LegacySummaryResponse, LegacyTransactionResponse } from './schema.js';

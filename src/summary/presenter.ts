@@ -1,4 +1,4 @@
-import type { Totals } from '../totals/aggregates.js';
+import type { Totals } from '../totals/read.js';
 import { outstandingOfTotals } from '../transactions/domain.js';
 import type { SummaryResponse } from './schema.js';
 

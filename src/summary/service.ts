@@ -2,7 +2,7 @@ import type { BusinessRow } from '../businesses/repository.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate, localMonth } from '../lib/dates.js';
-import { type Aging, readAging, readTotals, type Totals } from '../totals/aggregates.js';
+import { type Aging, readAging, readTotals, type Totals } from '../totals/read.js';
 
 export class SummaryService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}

@@ -1,6 +1,8 @@
+import { type AuditChange, auditRows, diff } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { writeDueForContact, writeRows } from '../db/port.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
+import type { TableRows } from '../db/table-rows.js';
 import { localDate } from '../lib/dates.js';
 import { timeOrderedToken, uuidv7 } from '../lib/ids.js';
 import { duePaymentReference } from '../lib/payment-reference.js';
@@ -56,6 +58,8 @@ export interface PreparedDues {
   readonly rows: TransactionView[];
   readonly reminders: ReminderTable[];
   readonly events: ReturnType<typeof eventRows>;
+  /** one transaction.created audit entry per due */
+  readonly audit: TableRows;
   /** the dues' contacts that held credit when read (their new dues are settled from it) */
   creditContacts?: ReadonlySet<string>;
 }
@@ -72,6 +76,27 @@ export function prepareDues(business: BusinessRow, dues: readonly NewDue[], now:
     rows,
     reminders: remindersForNewDues(business, rows, now),
     events: eventRows(createdEvents(business, rows, now)),
+    audit: auditRows(business.id, at, rows.map(createdEntry)),
+  };
+}
+
+/** A due's fields its audit entries show before and after. */
+export const DUE_AUDITED = [
+  'contact_id',
+  'amount_paise',
+  'due_date',
+  'invoice_number',
+  'notes',
+  'recurrence',
+  'status',
+] as const;
+
+function createdEntry(row: TransactionView): AuditChange {
+  return {
+    action: 'transaction.created',
+    entity: 'transaction',
+    entityId: row.id,
+    changes: diff(null, row, DUE_AUDITED),
   };
 }
 
@@ -104,7 +129,7 @@ export async function writeDues(
   due: PreparedDues,
   deferred?: DeferredTotals,
 ): Promise<TransactionView[]> {
-  const { rows, reminders, events } = due;
+  const { rows, reminders, events, audit } = due;
   if (rows.length === 0) return rows;
   deferred?.add(rows);
   // The rows, then the totals (issue 26: last, so the totals row is locked from there to the
@@ -115,6 +140,7 @@ export async function writeDues(
       { table: 'transactions', rows, omit: DUE_NOT_STORED },
       { table: 'reminders', rows: reminders },
       { table: 'events', rows: events },
+      audit,
     ],
     deferred ? undefined : { businessId: business.id, deltas: aggregates.pendingDuesDeltas(dueSums(rows)) },
   );
@@ -142,7 +168,7 @@ function createdEvents(business: BusinessRow, rows: readonly TransactionView[], 
 
 /**
  * PostgreSQL (issue 26): one new due, as insertDue, for a contact read before (by an earlier
- * request: TransactionService.createAlone keeps the contacts it has read) and not read again. Its
+ * request: DueCreation.createAlone (transactions/create.ts) keeps the contacts it has read) and not read again. Its
  * row's contact_id is the contact's id only while the contact is still the business's with the
  * name and phone the due is written with (they go into the answer and the event) and holds no
  * credit, else NULL, which the column refuses: the whole statement fails and writes nothing
@@ -161,16 +187,13 @@ export async function insertDueForContact(
   due: NewDue,
   now: Date,
 ): Promise<TransactionView | null> {
-  const { rows, reminders, events } = prepareDues(business, [due], now);
+  const { rows, reminders, events, audit } = prepareDues(business, [due], now);
   const row = rows[0] as TransactionView;
   const outcome = await writeDueForContact(
     db,
     row,
     DUE_NOT_STORED,
-    [
-      { table: 'reminders', rows: reminders },
-      { table: 'events', rows: events },
-    ],
+    [{ table: 'reminders', rows: reminders }, { table: 'events', rows: events }, audit],
     { businessId: business.id, deltas: aggregates.pendingDuesDeltas(dueSums(rows)) },
   );
   if (outcome === 'contact changed') return null;

@@ -1,6 +1,7 @@
-import type { BusinessRow } from '../businesses/repository.js';
-import type { Executor } from '../db/schema.js';
+import { type BusinessRow, findBusiness } from '../businesses/repository.js';
+import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
+import { localDate } from '../lib/dates.js';
 import { useCreditIn } from './account.js';
 import { nextDueDate, nextWithin, parseRecurrence, SERIES_PAST_DAYS, seriesStartTooOld } from './domain.js';
 import { insertDue } from './new-due.js';
@@ -88,4 +89,22 @@ export async function extendSeries(
     budget.spend(1);
     currentId = due.id;
   }
+}
+
+/** The zone whose date changes first (UTC+14): no business anywhere is past this date yet. */
+const EARLIEST_ZONE = 'Pacific/Kiritimati';
+
+/** Creates the next dues of every series whose date has arrived, at most `limit` series (the recurrence worker). */
+export async function repeatArrived(db: Db, now: Date, limit: number): Promise<number> {
+  const rows = await repo.duesToRepeat(db, localDate(EARLIEST_ZONE, now), limit);
+  let created = 0;
+  for (const row of rows) {
+    const today = localDate(row.timezone, now);
+    if (row.due_date > today) continue;
+    created += await db.transaction().execute(async (trx) => {
+      const business = await findBusiness(trx, row.business_id);
+      return business ? extendSeries(trx, business, row.id, today, now) : 0;
+    });
+  }
+  return created;
 }

@@ -25,8 +25,8 @@ const NAMES = {
 
 /**
  * A business with a bit of everything every page shows: open, overdue and paid dues (and
- * `moreDues` more, to fill the lists), a payment, a buyer's claim and replies, a reminder, keys
- * and a webhook; signed in. In Hindi its data is in Devanagari, so a Latin word left on a page is
+ * `moreDues` more, to fill the lists), a payment, a buyer's claim on a due and one on the account,
+ * replies, a reminder, keys and a webhook; signed in. In Hindi its data is in Devanagari, so a Latin word left on a page is
  * the page's own.
  */
 export async function seedPages(
@@ -77,6 +77,14 @@ export async function seedPages(
   );
   await biz.post('/v1/webhooks', { url: 'https://hooks.example.com/khata', events: ['contact.created'] });
   const contact = await biz.get(`/v1/contacts/${first.contact_id}`);
+  // The buyer's "I have paid" for the whole account, waiting on Home and the buyer's page.
+  const accountClaim = await h.app.inject({
+    method: 'POST',
+    url: `${new URL(contact.body.data.account_url).pathname}/claim`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ amount: '5000', reference: 'UTR 5151' }).toString(),
+  });
+  expect(accountClaim.statusCode, accountClaim.body).toBe(303);
   // Every buyer's account reference: the account page and the ledger show them.
   const contacts = (await biz.get('/v1/contacts?limit=100')).body.data as { payment_reference: string | null }[];
   return {

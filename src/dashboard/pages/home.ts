@@ -1,8 +1,9 @@
 import type { ContactRow } from '../../contacts/repository.js';
 import { html, type Markup } from '../../paypage/html.js';
-import type { Aging, Totals } from '../../totals/aggregates.js';
+import type { Aging, Totals } from '../../totals/read.js';
 import { outstandingOfTotals } from '../../transactions/domain.js';
 import { layout } from '../layout.js';
+import { type AccountClaimItem, accountClaimItem } from './account-claims.js';
 import { bankWaitingLink } from './bank.js';
 import { buyerItem } from './contacts.js';
 import type { View } from './view.js';
@@ -27,13 +28,18 @@ export interface HomeData {
     total: number;
     rows: Array<{ transaction_id: string; paise: number; reason: string; reference: string; created_at: string }>;
   };
-  claims: Array<{
-    transaction_id: string;
-    contact_name: string;
-    reference: string | null;
-    created_at: string;
-    balance: number;
-  }>;
+  /** waiting for a decision, newest first: a due's claims (decided on the due's page) and account claims */
+  claims: Array<
+    | {
+        kind: 'due';
+        transaction_id: string;
+        contact_name: string;
+        reference: string | null;
+        created_at: string;
+        balance: number;
+      }
+    | ({ kind: 'account' } & AccountClaimItem)
+  >;
 }
 
 /** PRODUCT part 13's buckets, in the chart's order. */
@@ -88,9 +94,10 @@ ${stat(t('home.contacts'), String(d.totals.contactCount))}
 <section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('home.claims')}</h2>${bankWaitingLink(v, d.bankWaiting)}${
     d.claims.length === 0
       ? html`<p class="muted">${t('home.no_claims')}</p>`
-      : html`<ul class="list">${d.claims.map(
-          (c) =>
-            html`<li><span><a href="/dashboard/dues/${c.transaction_id}">${c.contact_name}</a><br><span class="muted">${c.reference ?? ''} · ${v.instant(c.created_at)}</span></span><span>${v.money(c.balance)}</span></li>`,
+      : html`<ul class="list">${d.claims.map((c) =>
+          c.kind === 'account'
+            ? accountClaimItem(v, c, true)
+            : html`<li><span><a href="/dashboard/dues/${c.transaction_id}">${c.contact_name}</a><br><span class="muted">${c.reference ?? ''} · ${v.instant(c.created_at)}</span></span><span>${v.money(c.balance)}</span></li>`,
         )}</ul>`
   }</section>
 </div>

@@ -5,8 +5,12 @@ import type { StatementEntry } from '../../statements/statement.js';
 import { PAYMENT_METHODS } from '../../transactions/schema.js';
 import { isMessageKey } from '../i18n.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
+import { type AccountClaimItem, accountClaimItem } from './account-claims.js';
 import { replyItem } from './contacts.js';
 import type { View } from './view.js';
+
+/** The buyer's account claims waiting for a decision, oldest first, shown on their page. */
+export const CLAIMS_SHOWN = 10;
 
 /** The newest entries shown on the buyer's page; the statement page has the whole period. */
 export const LEDGER_ENTRIES = 50;
@@ -21,6 +25,8 @@ export interface LedgerData {
   overdueDays: number;
   statement: { from: string; to: string; opening: number; closing: number; entries: StatementEntry[] };
   replies: ReplyRow[];
+  /** "I have paid" from the buyer's account page, waiting for the owner's decision */
+  claims: AccountClaimItem[];
   /** the business's users: whom the buyer may be assigned to, and who holds them now */
   users: Array<{ id: string; name: string }>;
   accountUrl: string | null;
@@ -170,6 +176,11 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
     .filter(Boolean)
     .join(' · ')}</p>
 </section>
+${
+  d.claims.length > 0
+    ? html`<section class="card" aria-labelledby="claims-h"><h2 id="claims-h">${t('due.claims')}</h2><ul class="list">${d.claims.map((c) => accountClaimItem(v, c, false))}</ul></section>`
+    : ''
+}
 ${v.may('payments.record') ? fold(d, 'receive', t('ledger.receive'), receive) : ''}
 ${v.may('dues.create') ? fold(d, 'due', t('ledger.new_due'), due) : ''}
 ${v.may('reminders.send') ? fold(d, 'remind', t('ledger.remind'), remind) : ''}

@@ -10,7 +10,7 @@ import { totalsDeltasQuery } from './totals.js';
 const byColumns = new Map<string, (db: Executor, args: Record<string, unknown>) => CompiledQuery>();
 
 /**
- * Issue 26: one new due for a contact read before (TransactionService.createAlone), its other
+ * Issue 26: one new due for a contact read before (DueCreation.createAlone (transactions/create.ts)), its other
  * rows and its totals in ONE statement, atomic by itself, sent without a transaction. The due's
  * contact_id is the contact's id only while the contact is still the business's with the name and
  * phone the due is written with and holds no credit, else NULL, which the column refuses (SQLSTATE

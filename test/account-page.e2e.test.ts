@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AXE_SOURCE, DESKTOP, launchChromium, PHONE } from './helpers/chromium.js';
+import { type FakeRazorpay, razorpayEnv, startFakeRazorpay } from './helpers/fake-razorpay.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
 /**
@@ -46,9 +47,9 @@ afterAll(async () => {
 });
 
 /** A buyer owing three bills (one past its date) with one payment made, in `language`. */
-async function accountPath(language: 'en' | 'hi'): Promise<string> {
-  const biz = await h.newBusiness({ name: language === 'hi' ? 'शर्मा किराना स्टोर' : 'Sharma Kirana Store' });
-  await h.services.businesses.update(biz.business.id, { upiId: 'sharma.kirana@okicici' });
+async function accountPath(language: 'en' | 'hi', on: Harness = h): Promise<string> {
+  const biz = await on.newBusiness({ name: language === 'hi' ? 'शर्मा किराना स्टोर' : 'Sharma Kirana Store' });
+  await on.services.businesses.update(biz.business.id, { upiId: 'sharma.kirana@okicici' });
   const contact = await biz.post('/v1/contacts', { name: 'Ravi Kumar', language });
   const id = contact.body.data.id;
   for (const [amount, date, invoice] of [
@@ -113,6 +114,56 @@ describe('the account page in headless Chromium', () => {
         expect(await page.textContent('#reported')).toContain(WORDS[lang].claimed);
         await check(page, viewport.width, `${name}-claimed`, false);
       }
+      await context.close();
+    },
+  );
+});
+
+describe('"Pay online" for the whole balance in headless Chromium (a gateway set up)', () => {
+  let fake: FakeRazorpay;
+  let online: Harness;
+  let onlineBase: string;
+  const ONLINE = { en: 'Pay ₹7,500.50 online', hi: '₹7,500.50 ऑनलाइन दें' } as const;
+
+  beforeAll(async () => {
+    fake = await startFakeRazorpay();
+    online = await startHarness({ now: '2026-11-21T06:30:00.000Z', env: razorpayEnv(fake) });
+    await online.app.listen({ host: '127.0.0.1', port: 0 });
+    onlineBase = `http://127.0.0.1:${(online.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await online?.close();
+    await fake?.close();
+  });
+
+  it.each(['en', 'hi'] as const)(
+    'phone, %s: the button beside UPI leads to the link of the balance; once paid, the page shows nothing owed',
+    { timeout: 180_000 },
+    async (lang) => {
+      browser ??= await launchChromium();
+      const name = `online-phone-${lang}`;
+      const context = await browser.newContext({ viewport: PHONE });
+      const page = await context.newPage();
+      const pagePath = await accountPath(lang, online);
+      expect((await page.goto(`${onlineBase}${pagePath}`))?.status(), name).toBe(200);
+      expect((await page.textContent('#pay-online'))?.trim()).toBe(ONLINE[lang]);
+      // Still one filled button: the UPI link; "Pay online" is the outlined one beside it.
+      expect(await page.locator('a.button, button:not(.secondary)').count()).toBe(1);
+      await check(page, PHONE.width, name, true);
+
+      await Promise.all([page.waitForURL(`${fake.base}/i/**`, { timeout: 10_000 }), page.click('#pay-online')]);
+      const link = fake.links.find((l) => page.url() === l.short_url);
+      expect(link).toMatchObject({ amount: 750_050, status: 'created' });
+      const paid = await fake.deliver(
+        onlineBase,
+        fake.paidWebhook(link as NonNullable<typeof link>, { id: `pay_AccountPaid${lang}` }),
+      );
+      expect(paid.status).toBe(200);
+      await page.goto(`${onlineBase}${pagePath}`);
+      expect((await page.textContent('#balance'))?.trim()).toBe('₹0.00');
+      expect(await page.locator('#pay-online').count()).toBe(0);
+      expect(await page.textContent('#payments')).toContain('₹7,500.50');
+      await check(page, PHONE.width, `${name}-paid`, true);
       await context.close();
     },
   );

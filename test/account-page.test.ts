@@ -171,6 +171,19 @@ describe('GET /a/:token', () => {
   });
 });
 
+describe('POST /a/:token/online without a payments gateway', () => {
+  it('offers no "Pay online" and takes no form for it (404)', async () => {
+    const biz = await h.newBusiness();
+    const acc = await account(biz, [[1_000, '2026-12-01']]);
+    const res = await page(acc.path);
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('pay-online');
+    expect(res.text).not.toContain(`${acc.path}/online`);
+    const post = await h.request('POST', `${acc.path}/online`, { payload: '', headers: FORM });
+    expect(post.status).toBe(404);
+  });
+});
+
 describe('POST /a/:token/claim', () => {
   it('records an account claim with the amount and reference, and the page then says so', async () => {
     const biz = await h.newBusiness({ name: 'Sharma Traders' });

@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPostgres } from '../src/db/precompiled.js';
+import { verifyStore } from '../src/ops/verify/index.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -75,5 +78,57 @@ describe('GET /v1/contacts?sort=&has_balance=', () => {
     const bad = await biz.get('/v1/contacts?sort=richest');
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('sort');
+  });
+});
+
+describe('GET /v1/contacts?has_balance=true total', () => {
+  /** The total as the list answers it, the contacts above 0 as walked, and verify's differences. */
+  async function owing(biz: TestBusiness) {
+    const total = (await biz.get('/v1/contacts?has_balance=true&limit=1')).body.total;
+    const walked = await walk(biz, 'has_balance=true', 50, 10);
+    const { differences } = await verifyStore(h.store.db, { businessId: biz.business.id, integrity: false });
+    return { total, walked: walked.length, differences };
+  }
+
+  it('follows every balance that crosses 0, whatever moves it, and is the kept count', async () => {
+    const biz = await h.newBusiness();
+    const steady = { differences: [] };
+    expect(await owing(biz)).toEqual({ total: 0, walked: 0, ...steady });
+    const first = await newDue(biz, { contact_name: 'Ravi', amount_paise: 2_000 });
+    const other = await newDue(biz, { contact_name: 'Sita', amount_paise: 1_000 });
+    await newDue(biz, { contact_name: 'Sita', amount_paise: 4_000 });
+    expect(await owing(biz)).toEqual({ total: 2, walked: 2, ...steady });
+    // Ravi pays more than he owes: settled, then credit (a negative balance is not owing).
+    const receipt = await biz.post(`/v1/contacts/${first.contact_id}/payments`, { amount_paise: 2_500 });
+    expect(receipt.status).toBe(201);
+    expect(await owing(biz)).toEqual({ total: 1, walked: 1, ...steady });
+    // A new due larger than his credit: above 0 again. A smaller one would not be.
+    await newDue(biz, { contact_name: 'Ravi', amount_paise: 400 });
+    expect(await owing(biz)).toEqual({ total: 1, walked: 1, ...steady });
+    await newDue(biz, { contact_name: 'Ravi', amount_paise: 700 });
+    expect(await owing(biz)).toEqual({ total: 2, walked: 2, ...steady });
+    // Sita: one due written off, the other deleted: 0.
+    expect(
+      (await biz.post(`/v1/transactions/${other.id}/adjustments`, { kind: 'write_off', amount_paise: 1_000 })).status,
+    ).toBe(201);
+    expect(await owing(biz)).toEqual({ total: 2, walked: 2, ...steady });
+    const sitas = (await biz.get(`/v1/transactions?contact_id=${other.contact_id}&status=pending`)).body.data;
+    expect(sitas).toHaveLength(1);
+    expect((await biz.delete(`/v1/transactions/${sitas[0].id}`)).status).toBeLessThan(300);
+    expect(await owing(biz)).toEqual({ total: 1, walked: 1, ...steady });
+
+    // The total is the kept count, not a walk: a count set wrong shows in the list and in verify.
+    // (On PostgreSQL, one of the business's totals rows: readers sum them.)
+    const oneRow = isPostgres(h.store.db)
+      ? sql`and shard = (select min(shard) from business_totals where business_id = ${biz.business.id})`
+      : sql``;
+    await sql`update business_totals set balance_contact_count = balance_contact_count + 5
+      where business_id = ${biz.business.id} ${oneRow}`.execute(h.store.db);
+    const wrong = await owing(biz);
+    expect(wrong.total).toBe(6);
+    expect(wrong.walked).toBe(1);
+    expect(wrong.differences).toEqual([
+      expect.objectContaining({ check: 'business_totals', field: 'balance_contact_count', kept: 6, expected: 1 }),
+    ]);
   });
 });

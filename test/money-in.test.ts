@@ -502,7 +502,8 @@ describe('GET /v1/payments', () => {
 
 describe('the Razorpay adapter', () => {
   const input = {
-    transactionId: randomUUID(),
+    referenceId: randomUUID(),
+    notes: {},
     amountPaise: 1000,
     currency: 'INR',
     description: 'x',

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/types.js';
 import { acceptedLanguage } from '../i18n/index.js';
+import { GatewayError } from '../payments-gateway/port.js';
 import { contentSecurityPolicy } from '../paypage/html.js';
 import { parseForm, payPageErrorHandler, SECURITY_HEADERS, sendHtml } from '../paypage/routes.js';
 import { renderAccountMessage, renderAccountPage } from './pages.js';
@@ -42,8 +43,8 @@ export async function accountPageRoutes(app: App) {
   app.setErrorHandler(payPageErrorHandler);
 
   const { moneyIn } = app.deps.services;
-  // "Pay online" for the whole balance is not offered yet: no route takes its form.
-  const online = { enabled: false };
+  const { publicBaseUrl } = app.deps.config;
+  const online = { enabled: moneyIn.online };
   // "Pay online" posts here and is redirected to the gateway: the form may lead there.
   const pageHeaders = moneyIn.online
     ? { ...SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(moneyIn.linkOrigins) }
@@ -55,6 +56,37 @@ export async function accountPageRoutes(app: App) {
     const page = await service.view(request.params.token);
     if (!page) return notFound(request, reply);
     return sendHtml(reply, 200, await renderAccountPage(page, request.params.token, online), pageHeaders);
+  });
+
+  // "Pay online": a payment link for the whole balance (made now, or the open one of that amount).
+  app.post<TokenRoute>('/:token/online', { schema: { hide: true } }, async (request, reply) => {
+    const { token } = request.params;
+    const page = await service.view(token);
+    if (!page || !moneyIn.online) return notFound(request, reply);
+    // Nothing owed (paid meanwhile, or credit): the page says so.
+    if (page.balancePaise <= 0) return backTo(reply, token);
+    try {
+      const link = await moneyIn.accountLinkFor({
+        contactId: page.contactId,
+        contactName: page.contactName,
+        businessId: page.businessId,
+        businessName: page.businessName,
+        balancePaise: page.balancePaise,
+        currency: page.currency,
+        accountPageUrl: `${publicBaseUrl}/a/${token}`,
+      });
+      for (const failure of link.cancelFailures) {
+        request.log.warn(
+          { reason: failure.message, detail: failure.detail },
+          'stale account payment link not cancelled',
+        );
+      }
+      return reply.code(303).headers(pageHeaders).header('location', link.shortUrl).send();
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      request.log.warn({ reason: error.message, detail: error.detail }, 'account payment link not created');
+      return sendHtml(reply, 502, await renderAccountPage(page, token, { enabled: true, failed: true }), pageHeaders);
+    }
   });
 
   app.post<TokenRoute & { Body: Record<string, string> | undefined }>(

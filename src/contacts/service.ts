@@ -359,10 +359,11 @@ export class ContactService {
       after,
       (query.sort ?? 'created_desc') as repo.ContactSort,
     );
-    const total =
-      unfiltered && filter.hasBalance !== true
-        ? await this.contactCount(business.id)
-        : await repo.countContacts(db, business.id, filter);
+    // Unfiltered, the total is kept in the business's totals (with has_balance, the count of
+    // contacts whose balance is above 0): O(1) however many contacts the business has.
+    const total = unfiltered
+      ? await this.keptCount(business.id, filter.hasBalance === true ? 'balance_contact_count' : 'contact_count')
+      : await repo.countContacts(db, business.id, filter);
     const rows = found.length > limit ? found.slice(0, limit) : found;
     const hasMore = after === undefined ? offset + rows.length < total : found.length > limit;
     const standings = await this.standings(
@@ -515,8 +516,8 @@ export class ContactService {
     };
   }
 
-  private async contactCount(businessId: string): Promise<number> {
-    return readTotalsColumn(this.deps.db, businessId, 'contact_count');
+  private async keptCount(businessId: string, column: 'contact_count' | 'balance_contact_count'): Promise<number> {
+    return readTotalsColumn(this.deps.db, businessId, column);
   }
 }
 

@@ -60,7 +60,10 @@ export async function signedInRoutes(app: App) {
           unapplied: {
             total: unapplied.total,
             rows: unapplied.rows.map((u) => ({
-              transaction_id: u.transaction_id,
+              href:
+                u.transaction_id !== null
+                  ? `/dashboard/dues/${u.transaction_id}`
+                  : `/dashboard/contacts/${u.contact_id ?? ''}`,
               paise: Number(u.unapplied_paise),
               reason: u.unapplied_reason ?? 'over_balance',
               reference: u.gateway_payment_id,

@@ -51,6 +51,8 @@ export interface BusinessTotalsTable {
   contact_count: number;
   /** the business's contacts' unused credit (sum of contacts.credit_paise) */
   credit_paise: Generated<number>;
+  /** how many contacts have a balance_paise above 0 (kept by a trigger on contacts) */
+  balance_contact_count: Generated<number>;
   /** moves with every change to the business's dues or contacts (triggers; see its migration) */
   data_version: Generated<number>;
   /** PostgreSQL only: which of the business's rows (totals/aggregates.ts SHARD); SQLite has one row */
@@ -291,11 +293,27 @@ export interface PaymentLinkTable {
   created_at: string;
 }
 
+/** A payment link of a contact's whole balance (the account page); its id is the gateway's reference. */
+export interface AccountPaymentLinkTable {
+  id: string;
+  business_id: string;
+  contact_id: string;
+  gateway_link_id: string;
+  amount_paise: number;
+  short_url: string;
+  /** created (open), paid or cancelled */
+  status: string;
+  created_at: string;
+}
+
 /** A payment the gateway reported, once per gateway payment id; unapplied_paise > 0 is money no due took. */
 export interface GatewayPaymentTable {
   gateway_payment_id: string;
   business_id: string;
-  transaction_id: string;
+  /** the due of the link it was paid on; null for an account link */
+  transaction_id: string | null;
+  /** the account of the link it was paid on; null for a due's link */
+  contact_id: string | null;
   gateway_link_id: string | null;
   amount_paise: number;
   payment_method: string;
@@ -594,6 +612,7 @@ export interface Database {
   adjustments: AdjustmentTable;
   payment_links: PaymentLinkTable;
   gateway_payments: GatewayPaymentTable;
+  account_payment_links: AccountPaymentLinkTable;
   reminders: ReminderTable;
   chat_opt_outs: ChatOptOutTable;
   chat_inbound_messages: ChatInboundMessageTable;

@@ -5,15 +5,20 @@
  */
 
 export interface CreateLinkInput {
-  /** the due's id: the gateway hands it back in its webhook as reference_id */
-  transactionId: string;
+  /**
+   * what the gateway hands back in its webhook as reference_id: the due's id for a due's link, the
+   * link's own row id for an account's (account_payment_links.id)
+   */
+  referenceId: string;
+  /** kept with the link at the gateway, for a person reading its dashboard */
+  notes: Record<string, string>;
   amountPaise: number;
   currency: string;
   description: string;
   /** the contact's phone with a leading +, when known */
   customerPhone: string | null;
   customerName: string;
-  /** where the gateway sends the buyer back to: the pay page */
+  /** where the gateway sends the buyer back to: the pay page or the account page */
   callbackUrl: string;
 }
 

@@ -61,7 +61,7 @@ export class RazorpayGateway implements PaymentsGateway {
       amount: input.amountPaise,
       currency: input.currency,
       accept_partial: false,
-      reference_id: input.transactionId,
+      reference_id: input.referenceId,
       description: input.description.slice(0, 2048),
       customer: {
         name: input.customerName,
@@ -69,7 +69,7 @@ export class RazorpayGateway implements PaymentsGateway {
       },
       notify: { sms: false, email: false },
       reminder_enable: false,
-      notes: { transaction_id: input.transactionId },
+      notes: input.notes,
       callback_url: input.callbackUrl,
       callback_method: 'get',
     };

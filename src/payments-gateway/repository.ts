@@ -1,4 +1,4 @@
-import type { Executor, GatewayPaymentTable, PaymentLinkTable } from '../db/schema.js';
+import type { AccountPaymentLinkTable, Executor, GatewayPaymentTable, PaymentLinkTable } from '../db/schema.js';
 
 /** A due's links still open at the gateway, newest first. */
 export function openLinks(db: Executor, transactionId: string) {
@@ -63,6 +63,11 @@ export function contactOfDue(db: Executor, transactionId: string) {
     .executeTakeFirst();
 }
 
+/** A contact's phone, for the link to name its payer. */
+export function contactPhone(db: Executor, contactId: string) {
+  return db.selectFrom('contacts').select(['phone']).where('id', '=', contactId).executeTakeFirst();
+}
+
 /** The business a due belongs to, whatever its state (the gateway only knows the due's id). */
 export function businessOfDue(db: Executor, transactionId: string) {
   return db
@@ -117,4 +122,45 @@ export async function countUnapplied(db: Executor, businessId: string): Promise<
     .where('unapplied_paise', '>', 0)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A contact's account links still open at the gateway, newest first (a partial index: few rows). */
+export function openAccountLinks(db: Executor, contactId: string) {
+  return db
+    .selectFrom('account_payment_links')
+    .selectAll()
+    .where('contact_id', '=', contactId)
+    .where('status', '=', 'created')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function insertAccountLink(db: Executor, row: AccountPaymentLinkTable) {
+  return db.insertInto('account_payment_links').values(row).execute();
+}
+
+/** An account link by its row id (the reference the gateway hands back), with its business. */
+export function findAccountLink(db: Executor, id: string) {
+  return db
+    .selectFrom('account_payment_links')
+    .innerJoin('businesses', 'businesses.id', 'account_payment_links.business_id')
+    .selectAll('businesses')
+    .select([
+      'account_payment_links.contact_id',
+      'account_payment_links.gateway_link_id',
+      'account_payment_links.amount_paise as link_amount_paise',
+    ])
+    .where('account_payment_links.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** An account link's next state, from `created` (open at the gateway): paid or cancelled. */
+export function setAccountLinkStatus(db: Executor, gatewayLinkId: string, status: 'cancelled' | 'paid') {
+  return db
+    .updateTable('account_payment_links')
+    .set({ status })
+    .where('gateway_link_id', '=', gatewayLinkId)
+    .where('status', '=', 'created')
+    .execute();
 }

@@ -8,6 +8,7 @@ function presentUnapplied(row: GatewayPaymentTable): UnappliedPaymentResponse {
   return {
     gateway_payment_id: row.gateway_payment_id,
     transaction_id: row.transaction_id,
+    contact_id: row.contact_id,
     received_paise: Number(row.amount_paise),
     unapplied_paise: Number(row.unapplied_paise),
     reason: (row.unapplied_reason ?? 'over_balance') as UnappliedPaymentResponse['reason'],

@@ -5,6 +5,13 @@ import { isUuid, uuidv7 } from '../lib/ids.js';
 import { balanceOf } from '../transactions/domain.js';
 import { recordPaymentIn } from '../transactions/payments.js';
 import * as transactionsRepo from '../transactions/repository.js';
+import {
+  type AccountLinkOutcome,
+  type AccountLinkRequest,
+  type AccountPaymentOutcome,
+  accountLinkFor,
+  recordAccountPaymentIn,
+} from './account.js';
 import { GatewayError, type GatewayPaymentReport, type PaymentsGateway, paymentMethodOf } from './port.js';
 import * as repo from './repository.js';
 
@@ -44,7 +51,8 @@ export type GatewayPaymentOutcome =
   | { kind: 'recorded'; transactionId: string; paymentId: string; unappliedPaise: number }
   | { kind: 'unapplied'; transactionId: string; reason: UnappliedReason; unappliedPaise: number }
   | { kind: 'duplicate' }
-  | { kind: 'unknown_reference'; referenceId: string | null };
+  | { kind: 'unknown_reference'; referenceId: string | null }
+  | AccountPaymentOutcome;
 
 /**
  * Money in through the payments gateway (PRODUCT part 11): payment links for the pay page, and the
@@ -89,7 +97,8 @@ export class GatewayService {
     }
     const contact = await repo.contactOfDue(db, due.transactionId);
     const link = await gateway.createLink({
-      transactionId: due.transactionId,
+      referenceId: due.transactionId,
+      notes: { transaction_id: due.transactionId },
       amountPaise: due.balancePaise,
       currency: due.currency,
       description: due.invoiceNumber
@@ -113,8 +122,16 @@ export class GatewayService {
     return { shortUrl: link.shortUrl, cancelFailures };
   }
 
+  /** A link for a buyer's whole balance (the account page's "Pay online"): see account.ts. */
+  accountLinkFor(account: AccountLinkRequest): Promise<AccountLinkOutcome> {
+    const { db, clock, gateway } = this.deps;
+    if (!gateway) throw new GatewayError('online payment is not set up');
+    return accountLinkFor({ db, clock, gateway }, account);
+  }
+
   /**
-   * Records a payment the gateway reported, once per gateway payment id. What the due cannot take
+   * Records a payment the gateway reported, once per gateway payment id. Its reference names a due
+   * (the pay page's link) or an account link (the account page's: a receipt, see account.ts). What the due cannot take
    * (it is settled or deleted, or the payment exceeds its balance) is kept as unapplied money.
    */
   async recordPayment(report: GatewayPaymentReport): Promise<GatewayPaymentOutcome> {
@@ -123,12 +140,22 @@ export class GatewayService {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx): Promise<GatewayPaymentOutcome> => {
       const business = (await repo.businessOfDue(trx, referenceId)) as BusinessRow | undefined;
-      if (!business) return { kind: 'unknown_reference', referenceId };
+      if (!business) {
+        const account = await repo.findAccountLink(trx, referenceId);
+        if (!account) return { kind: 'unknown_reference', referenceId };
+        const link = {
+          contactId: account.contact_id,
+          gatewayLinkId: account.gateway_link_id,
+          amountPaise: Number(account.link_amount_paise),
+        };
+        return recordAccountPaymentIn(trx, account as BusinessRow, link, report, now);
+      }
       const method = paymentMethodOf(report.method);
       const claimed = await repo.claimGatewayPayment(trx, {
         gateway_payment_id: report.paymentId,
         business_id: business.id,
         transaction_id: referenceId,
+        contact_id: null,
         gateway_link_id: report.linkId,
         amount_paise: report.amountPaise,
         payment_method: method,

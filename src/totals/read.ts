@@ -56,7 +56,11 @@ const totalsQuery = precompiled<
 );
 
 /** The sum of a business's totals column over its shards (one row on SQLite). */
-export async function readTotalsColumn(db: Executor, businessId: string, column: TotalsColumn | 'data_version') {
+export async function readTotalsColumn(
+  db: Executor,
+  businessId: string,
+  column: TotalsColumn | 'data_version' | 'balance_contact_count',
+) {
   const row = await db
     .selectFrom('business_totals')
     .select(sql<number | string | null>`sum(${sql.ref(column)})`.as('n'))

@@ -1851,15 +1851,20 @@ export interface components {
             gateway_payment_id: string;
             /**
              * Format: uuid
-             * @description UUID
+             * @description the due whose link was paid; null for an account link
              */
-            transaction_id: string;
+            transaction_id: string | null;
+            /**
+             * Format: uuid
+             * @description the buyer whose account link ("Pay online" on the account page) was paid; null for a due's link
+             */
+            contact_id: string | null;
             /** @description what the gateway reported as paid */
             received_paise: number;
             /** @description the part of it no due took */
             unapplied_paise: number;
             /**
-             * @description the due was already settled, was deleted, or owed less than was paid; or the payment does not match the link this service created for the due: another currency than the business’s (received_paise is then in that currency’s minor unit), a link it did not create for that due, or another link amount
+             * @description the due was already settled, was deleted, or owed less than was paid; or the payment does not match the link this service created for the due or the account: another currency than the business’s (received_paise is then in that currency’s minor unit), a link it did not create for that due or account, or another link amount
              * @enum {string}
              */
             reason: "settled" | "deleted" | "over_balance" | "currency" | "unknown_link" | "link_amount";

@@ -26,7 +26,8 @@ export interface HomeData {
   /** money the gateway received that no due took (PRODUCT part 11) */
   unapplied: {
     total: number;
-    rows: Array<{ transaction_id: string; paise: number; reason: string; reference: string; created_at: string }>;
+    /** `href`: the due the money came for, or the buyer's account */
+    rows: Array<{ href: string; paise: number; reason: string; reference: string; created_at: string }>;
   };
   /** waiting for a decision, newest first: a due's claims (decided on the due's page) and account claims */
   claims: Array<
@@ -105,7 +106,7 @@ ${
   d.unapplied.total > 0
     ? html`<section class="card" aria-labelledby="unapplied-h"><h2 id="unapplied-h">${t('home.unapplied')} (${d.unapplied.total})</h2><ul class="list">${d.unapplied.rows.map(
         (u) =>
-          html`<li><span><a href="/dashboard/dues/${u.transaction_id}">${u.reference}</a><br><span class="muted">${t(`unapplied.${u.reason}` as 'unapplied.settled')} · ${v.instant(u.created_at)}</span></span><span class="end">${v.money(u.paise)}</span></li>`,
+          html`<li><span><a href="${u.href}">${u.reference}</a><br><span class="muted">${t(`unapplied.${u.reason}` as 'unapplied.settled')} · ${v.instant(u.created_at)}</span></span><span class="end">${v.money(u.paise)}</span></li>`,
       )}</ul></section>`
     : ''
 }

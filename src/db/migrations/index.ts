@@ -36,6 +36,8 @@ import * as bankCreditReceipt from './2026-11-28T04-00_bank-credit-receipt.js';
 import * as openBalanceByDueDate from './2026-11-28T04-10_open-balance-by-due-date.js';
 import * as users from './2026-11-28T07-00_users.js';
 import * as auditLog from './2026-11-29T01-00_audit-log.js';
+import * as balanceContactCount from './2026-11-29T04-00_balance-contact-count.js';
+import * as accountPaymentLinks from './2026-11-29T04-10_account-payment-links.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -80,4 +82,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T04-10_open-balance-by-due-date': openBalanceByDueDate,
   '2026-11-28T07-00_users': users,
   '2026-11-29T01-00_audit-log': auditLog,
+  '2026-11-29T04-00_balance-contact-count': balanceContactCount,
+  '2026-11-29T04-10_account-payment-links': accountPaymentLinks,
 };

@@ -30,6 +30,7 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
   { file: 'bank_credits', table: 'bank_credits', key: 'id' },
   { file: 'bank_payers', table: 'bank_payers', key: 'payer' },
   { file: 'payment_links', table: 'payment_links', key: 'id' },
+  { file: 'account_payment_links', table: 'account_payment_links', key: 'id' },
   { file: 'gateway_payments', table: 'gateway_payments', key: 'gateway_payment_id' },
   { file: 'reminders', table: 'reminders', key: 'id', omit: ['lease_id', 'locked_until'] },
   { file: 'replies', table: 'buyer_replies', key: 'id' },

@@ -8,7 +8,8 @@ type Totals = Record<string, number>;
 /**
  * business_totals (summed over a business's shards on PostgreSQL): dues by stored status (open
  * ones at their balance, paid ones at their whole amount; deleted ones nowhere), the number of
- * contacts, and the contacts' credit (their receipts' unused credit, reversed ones left out).
+ * contacts and of those with a balance above 0, and the contacts' credit (their receipts' unused
+ * credit, reversed ones left out).
  */
 export function addDueToTotals(totals: Totals, due: DueRow): void {
   if (due.deleted_at !== null || due.open < 0) return;
@@ -29,6 +30,7 @@ const COLUMNS = [
   'paid_paise',
   'contact_count',
   'credit_paise',
+  'balance_contact_count',
 ] as const;
 
 async function keptTotals(db: Executor, businessId: string): Promise<Totals | null> {
@@ -45,7 +47,7 @@ async function keptTotals(db: Executor, businessId: string): Promise<Totals | nu
 export const businessTotalsCheck: VerifyCheck = {
   name: 'business_totals',
   describes:
-    "pending, overdue and paid counts and paise, the contact count and the contacts' credit, from the dues, contacts and receipts",
+    "pending, overdue and paid counts and paise, the contact count, the count of contacts with a balance and the contacts' credit, from the dues, contacts and receipts",
   async run(db, business) {
     const expected: Totals = Object.fromEntries(COLUMNS.map((c) => [c, 0]));
     for await (const due of duesOf(db, business.id)) addDueToTotals(expected, due);
@@ -55,6 +57,14 @@ export const businessTotalsCheck: VerifyCheck = {
       .where('business_id', '=', business.id)
       .executeTakeFirstOrThrow();
     expected.contact_count = Number(contacts.n);
+    // The contacts' kept balances are checked against their dues and receipts by contact_balances.
+    const owing = await db
+      .selectFrom('contacts')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('business_id', '=', business.id)
+      .where('balance_paise', '>', 0)
+      .executeTakeFirstOrThrow();
+    expected.balance_contact_count = Number(owing.n);
     const credit = await db
       .selectFrom('receipts')
       .select(sql<number | string | null>`sum(credit_paise)`.as('n'))

@@ -59,6 +59,10 @@ export const paidByMonthCheck: VerifyCheck = {
           .where(({ not, exists, selectFrom }) =>
             not(exists(selectFrom('payments as p').select('p.id').whereRef('p.transaction_id', '=', 't.id'))),
           )
+          // Closed by adjustments alone (a write-off): no money received.
+          .where(({ not, exists, selectFrom }) =>
+            not(exists(selectFrom('adjustments as a').select('a.id').whereRef('a.transaction_id', '=', 't.id'))),
+          )
           .$if(after !== null, (q) => q.where('t.id', '>', after as string))
           .orderBy('t.id')
           .limit(PAGE)

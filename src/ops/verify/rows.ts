@@ -84,10 +84,11 @@ export async function* duesOf(db: Executor, businessId: string): AsyncGenerator<
 
 /**
  * A paid due with no payment row was paid whole before payments were recorded one by one (stores
- * made before part payments): its amount counts as one payment at its paid_at.
+ * made before part payments): its amount counts as one payment at its paid_at. A due closed by
+ * adjustments alone (a write-off, a credit note) has none either, and no money was received.
  */
-export function paidBeforePayments(due: Pick<DueRow, 'open' | 'paid_at' | 'payments'>): boolean {
-  return due.open === 0 && due.payments === 0 && due.paid_at !== null;
+export function paidBeforePayments(due: Pick<DueRow, 'open' | 'paid_at' | 'payments' | 'adjustments_paise'>): boolean {
+  return due.open === 0 && due.payments === 0 && due.adjustments_paise === 0 && due.paid_at !== null;
 }
 
 /** What the due's payments add up to, from the payment rows. */

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -246,5 +249,29 @@ describe('audit entries of contacts', () => {
     const later = (await auditLog(biz)).data;
     expect(later.length).toBe(first.length + 2);
     expect(later.slice(2)).toEqual(first);
+  });
+});
+
+describe('business export', () => {
+  it('writes the audit entries as audit.jsonl', async () => {
+    const biz = await h.newBusiness();
+    await biz.post('/v1/contacts', { name: 'Export Stores' });
+    const out = await mkdtemp(path.join(tmpdir(), 'audit-export-'));
+    try {
+      const res = await cli(h, 'business', 'export', '--business', biz.business.id, '--out', out, '--json');
+      expect(res.code, res.stderr).toBe(0);
+      const lines = (await readFile(path.join(out, 'audit.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({
+        action: 'contact.created',
+        entity: 'contact',
+        changes: { name: [null, 'Export Stores'] },
+      });
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 });

@@ -116,6 +116,20 @@ async function eventTypes(businessId: string) {
 }
 
 describe('add', () => {
+  it('is audited as done over chat by the user whose phone sent it', async () => {
+    const shop = await newShop();
+    await command(shop.phone, 'add Audit Kumar 250');
+    const [due] = await dues(shop);
+    const log = await shop.biz.get(`/v1/audit-log?entity=transaction&entity_id=${due.id}`);
+    expect(log.status, log.text).toBe(200);
+    expect(log.body.data).toHaveLength(1);
+    expect(log.body.data[0]).toMatchObject({
+      action: 'transaction.created',
+      actor: { type: 'chat', id: shop.biz.business.id, name: shop.biz.business.name },
+      changes: { amount_paise: [null, 25_000] },
+    });
+  });
+
   it('creates the due as the API does and replies with amount, date and pay link', async () => {
     const shop = await newShop();
     const reply = await command(shop.phone, 'add Ravi Kumar 1,500 15/12 cement');

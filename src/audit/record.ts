@@ -9,6 +9,9 @@ import { currentAuditContext } from './context.js';
 export type AuditValue = string | number | boolean | null;
 export type AuditChanges = Record<string, [AuditValue, AuditValue]>;
 
+/** The audit log's table: named outside src/audit through this only (the export lists it). */
+export const AUDIT_TABLE = 'audit_log';
+
 /** What an audit entry is about (its `entity`). */
 export const AUDIT_ENTITIES = [
   'transaction',

@@ -1,8 +1,9 @@
+import { cache } from '../cache/cache.js';
 import type { Db } from '../db/schema.js';
 import { TurnBatch } from '../lib/turn-batch.js';
 import * as repo from './repository.js';
 
-/** Businesses whose data version is kept (dataVersion); past that the lot is dropped and read again. */
+/** Businesses whose data version is kept (read); past that the least recently asked go first. */
 const VERSIONS_KEPT = 10_000;
 
 /**
@@ -10,8 +11,8 @@ const VERSIONS_KEPT = 10_000;
  * kept with (http/rendered.ts). BusinessService.dataVersion answers from here.
  */
 export class DataVersions {
-  /** Data versions read, with the store's change stamp they were read under (dataVersion). */
-  readonly #versions = new Map<string, { stamp: string; version: number }>();
+  /** Data versions read, kept with the store's change stamp they were read under: cache/cache.ts `dataVersions`. */
+  readonly #versions = cache.byCount<number>(VERSIONS_KEPT);
   /** Without a change stamp (PostgreSQL): the versions asked for in one turn, read by one statement. */
   readonly #versionReads: TurnBatch<string, number>;
 
@@ -35,11 +36,10 @@ export class DataVersions {
     const stampOf = this.deps.changeStamp;
     if (!stampOf) return this.#versionReads.read(businessId);
     const stamp = stampOf();
-    const known = this.#versions.get(businessId);
-    if (known?.stamp === stamp) return known.version;
+    const known = this.#versions.get(businessId, stamp);
+    if (known !== undefined) return known;
     const version = await repo.readDataVersion(this.deps.db, businessId);
-    if (this.#versions.size >= VERSIONS_KEPT) this.#versions.clear();
-    this.#versions.set(businessId, { stamp, version });
+    this.#versions.set(businessId, stamp, version);
     return version;
   }
 }

@@ -10,6 +10,10 @@
  *   counter in `business_totals` that database triggers move in the same transaction as any
  *   change to the business's dues or contacts, whatever process or code path makes it
  *   (migration 2026-11-23T01-00_business-data-version): no write path can forget to invalidate.
+ * - `dataVersions`: on SQLite, each business's data version as last read (businesses/data-version.ts).
+ *   Version: the store's change stamp, which moves on every commit of any process.
+ * - `manySince`: which (business, since) pairs match 1,000+ changed dues (transactions/list.ts). No
+ *   version: the answer only ever turns from no to yes, and only yes is kept.
  * - `contacts`: on PostgreSQL, the contacts a create for a known contact was written for
  *   (transactions/create.ts createAlone). Version: none (always CONTACT_VERSION): the create's
  *   one statement writes only while the contact is still the business's with the kept name and

@@ -1,3 +1,4 @@
+import { runAs } from '../audit/context.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { ChannelError } from '../channels/channel.js';
 import { accountUrl } from '../contacts/presenter.js';
@@ -31,6 +32,8 @@ export interface OwnerMessage {
 export interface ChatUser {
   id: string;
   role: Role;
+  /** the user's name, for the audit log (absent: none) */
+  name?: string | undefined;
 }
 
 /** What each command takes (users/permissions.ts); `help` takes nothing. */
@@ -81,7 +84,10 @@ export class ChatCommandService {
       return new Replies(business).t('chat.forbidden', { role: user.role });
     }
     try {
-      return await this.run(business, command, key, user);
+      // What the command changes is audited as done over chat by this user (audit/context.ts).
+      return await runAs({ type: 'chat', id: user.id, name: user.name ?? null }, () =>
+        this.run(business, command, key, user),
+      );
     } catch (error) {
       if (error instanceof AppError && error.code !== 'unavailable') return new Replies(business).refused(error);
       throw error;

@@ -138,8 +138,8 @@ export class ChatInboundService {
     const only = owners.length === 1 ? owners[0] : undefined;
     let reply: string;
     if (only) {
-      const { user_id, user_role, ...business } = only;
-      reply = await commands.handle(business, message, { id: user_id, role: user_role });
+      const { user_id, user_role, user_name, ...business } = only;
+      reply = await commands.handle(business, message, { id: user_id, role: user_role, name: user_name });
     } else {
       // Several businesses: their language when they share one, else English.
       const languages = new Set(owners.map((b) => languageOf(b.language)));

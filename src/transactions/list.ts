@@ -1,4 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
+import { cache } from '../cache/cache.js';
 import { fuzzyQuery } from '../contacts/fuzzy.js';
 import { rarestFirst } from '../contacts/name-terms.js';
 import type { LongReads } from '../contacts/service.js';
@@ -17,6 +18,8 @@ import type { ListTransactionsInput, StatusFilter } from './schema.js';
 const SINCE_MANY = 1000;
 /** How many (business, since) pairs sinceMatchesMany keeps (a sync's pages ask with one `since`). */
 const MANY_SINCE_KEPT = 1000;
+/** A kept yes never goes stale (sinceMatchesMany): its entries have no version. */
+const MANY_SINCE_VERSION = 0;
 
 /** The statuses that are one value of `open` (the others also split on the due date). */
 const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, paid: 0 };
@@ -28,7 +31,7 @@ const OPEN_OF_STATUS: Partial<Record<StatusFilter, 0 | 1>> = { outstanding: 1, p
  */
 export class DueList {
   /** sinceMatchesMany's kept yes answers, oldest first */
-  readonly #manySince = new Map<string, true>();
+  readonly #manySince = cache.byCount<true>(MANY_SINCE_KEPT);
 
   constructor(private readonly deps: { db: Db; clock: Clock; reads?: LongReads | undefined }) {}
 
@@ -132,12 +135,10 @@ export class DueList {
    */
   private async sinceMatchesMany(db: Db, businessId: string, since: string): Promise<boolean> {
     const key = `${businessId} ${since}`;
-    if (this.#manySince.has(key)) return true;
+    if (this.#manySince.get(key, MANY_SINCE_VERSION)) return true;
     const many = await repo.updatedSinceAtLeast(db, businessId, since, SINCE_MANY);
     if (many) {
-      if (this.#manySince.size >= MANY_SINCE_KEPT)
-        this.#manySince.delete(this.#manySince.keys().next().value as string);
-      this.#manySince.set(key, true);
+      this.#manySince.set(key, MANY_SINCE_VERSION, true);
     }
     return many;
   }

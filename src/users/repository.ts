@@ -44,7 +44,7 @@ export function membershipsByPhone(db: Executor, phone: string) {
     .selectFrom('users')
     .innerJoin('businesses', 'businesses.id', 'users.business_id')
     .selectAll('businesses')
-    .select(['users.id as user_id', 'users.role as user_role'])
+    .select(['users.id as user_id', 'users.role as user_role', 'users.name as user_name'])
     .where('users.phone', '=', phone)
     .orderBy('users.business_id')
     .execute();

@@ -1,3 +1,5 @@
+import { AUDIT_TABLE } from '../../audit/record.js';
+
 /**
  * What `business export` writes: one JSON-lines file per kind, each line one stored row of the
  * business with every column (so a column added later is exported without a change here), less
@@ -44,4 +46,5 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
     json: ['events'],
   },
   { file: 'api_keys', table: 'api_keys', key: 'id', omit: ['key_hash'] },
+  { file: 'audit', table: AUDIT_TABLE, key: 'id', json: ['changes'] },
 ];

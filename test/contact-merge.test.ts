@@ -336,6 +336,35 @@ describe('merging two buyers on the dashboard', () => {
     await expectVerified(biz.business.id);
   });
 
+  it('runs beside new dues for the merged buyer: each is on the kept buyer, or refused (never a 500)', async () => {
+    const biz = await h.newBusiness();
+    for (let round = 0; round < 5; round++) {
+      const kept = await due(biz, { amount_paise: 10_000, contact_name: `Lata ${round}` });
+      const gone = await due(biz, { amount_paise: 10_000, contact_name: `Lata Devi ${round}` });
+      const results = await Promise.all([
+        biz.post('/v1/transactions', { amount_paise: 1_000, due_date: '2026-03-20', contact_id: gone.contact_id }),
+        h.services.contactMerge.merge(biz.business, kept.contact_id, gone.contact_id).then(() => ({ status: 200 })),
+        biz.post('/v1/transactions', { amount_paise: 2_000, due_date: '2026-03-20', contact_id: gone.contact_id }),
+        biz.post('/v1/transactions', {
+          amount_paise: 4_000,
+          due_date: '2026-03-20',
+          contact_name: `Lata Devi ${round}`,
+        }),
+      ]);
+      for (const r of results) {
+        expect([200, 201, 404, 409, 422], JSON.stringify(r)).toContain(r.status);
+        if (r.status !== 201) continue;
+        const id = (r as { body: { data: { id: string } } }).body.data.id;
+        const contactId = (await biz.get(`/v1/transactions/${id}`)).body.data.contact_id;
+        // A due written before the merge moved with it; one written after by name made a new buyer.
+        expect(contactId).not.toBe(gone.contact_id);
+        expect((await biz.get(`/v1/contacts/${contactId}`)).status).toBe(200);
+      }
+      expect((await biz.get(`/v1/contacts/${gone.contact_id}`)).status).toBe(404);
+    }
+    await expectVerified(biz.business.id);
+  });
+
   it('is a CLI command too: contact merge --business ID --keep ID --merge ID; refusals exit 1 and change nothing', async () => {
     const biz = await h.newBusiness();
     const a = await due(biz, { amount_paise: 10_000, contact_name: 'Gopal' });

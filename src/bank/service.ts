@@ -46,10 +46,10 @@ export class StatementRefused extends AppError {
 }
 
 /**
- * Statement lines recorded and matched per database transaction. What the rules look for is read
- * once per chunk (bank/match.ts); a chunk commits whole, with its receipts, totals and events.
+ * Statement lines recorded and matched at a time: what the rules look for is read once per chunk
+ * (bank/match.ts), by index, so the cost of a line does not grow with the business's dues.
  */
-const LINES_PER_TRANSACTION = 500;
+const LINES_PER_CHUNK = 500;
 
 /** Credits that wait for the owner's decision. */
 export const WAITING: readonly BankCreditStatus[] = ['suggested', 'unmatched'];
@@ -61,9 +61,9 @@ export interface CreditTargets {
 }
 
 /**
- * Bank statements (uploads) and their credits: an upload's lines in chunks of 500, each chunk in
- * ONE database transaction with every receipt, total and event it caused, so a failure leaves
- * every chunk whole or absent, and the same file uploaded again records exactly what is missing.
+ * Bank statements (uploads) and their credits: an upload is ONE database transaction with every
+ * credit, receipt, total and event it caused (a failure leaves nothing; the same file uploaded
+ * again then records it all), its lines matched in chunks of 500.
  */
 export class BankService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
@@ -108,29 +108,25 @@ export class BankService {
       suggested: 0,
       unmatched: 0,
     };
-    // A transaction per chunk: another business's writes wait for one chunk at most, never for
-    // the whole statement. The statement's row is written with the last chunk.
-    for (let from = 0; from === 0 || from < rows.length; from += LINES_PER_TRANSACTION) {
-      const chunk = rows.slice(from, from + LINES_PER_TRANSACTION);
-      const last = from + LINES_PER_TRANSACTION >= rows.length;
-      const counts = await this.deps.db.transaction().execute(async (trx) => {
-        const done = await this.recordChunk(trx, business, chunk, now);
-        if (last) {
-          await repo.insertStatement(trx, {
-            id: statementId,
-            business_id: business.id,
-            lines: result.lines,
-            credits: result.credits + done.credits,
-            duplicates: result.duplicates + done.duplicates,
-            created_at: at,
-          });
+    // One database transaction for the whole statement: a crash mid-upload leaves all of it or
+    // none of it. Inside it the lines are matched a chunk at a time (each chunk's candidates read
+    // at once, bank/match.ts).
+    await this.deps.db.transaction().execute(async (trx) => {
+      for (let from = 0; from < rows.length; from += LINES_PER_CHUNK) {
+        const counts = await this.recordChunk(trx, business, rows.slice(from, from + LINES_PER_CHUNK), now);
+        for (const key of ['credits', 'duplicates', 'matched', 'suggested', 'unmatched'] as const) {
+          result[key] += counts[key];
         }
-        return done;
-      });
-      for (const key of ['credits', 'duplicates', 'matched', 'suggested', 'unmatched'] as const) {
-        result[key] += counts[key];
       }
-    }
+      await repo.insertStatement(trx, {
+        id: statementId,
+        business_id: business.id,
+        lines: result.lines,
+        credits: result.credits,
+        duplicates: result.duplicates,
+        created_at: at,
+      });
+    });
     return result;
   }
 

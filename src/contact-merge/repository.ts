@@ -127,6 +127,9 @@ const BY_CONTACT = [
   'buyer_replies',
   'bank_credits',
   'bank_payers',
+  // the account page's gateway links and the gateway payments made on them
+  'account_payment_links',
+  'gateway_payments',
 ] as const;
 
 export async function moveContactRows(db: Executor, businessId: string, from: string, to: string) {

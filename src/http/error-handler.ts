@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isForeignKeyViolation } from '../db/errors.js';
 import { isStoreUnavailable } from '../db/unavailable.js';
 import { AppError, type ErrorCode, errors } from '../errors.js';
 import { statusOf } from './error-status.js';
@@ -36,6 +37,11 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
   // this read was too long for now; no outage is counted.
   if (e.code === '57014') return errors.unavailable('the request took too long and was cancelled; retry shortly', 2);
   if (e.validation) return validationToAppError(e.validation, e.validationContext);
+  // The write named a row removed meanwhile (a buyer merged into another): its transaction rolled back.
+  if (isForeignKeyViolation(error))
+    return errors.conflict(
+      'something this request refers to was removed meanwhile (a buyer merged into another?): nothing was changed; retry',
+    );
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.badRequest('request body is not valid JSON');

@@ -48,20 +48,23 @@ const AGING_BUCKETS = ['current', 'd1_30', 'd31_60', 'd61_90', 'd90_plus'] as co
 
 const BAR_COLOURS = ['#2563eb', '#f59e0b', '#ea580c', '#dc2626', '#7f1d1d'];
 
-/** The aging chart: inline SVG bars (no script, no library), labelled in text for screen readers. */
+/**
+ * The aging chart: inline SVG bars (no script, no library), labelled in text for screen readers.
+ * Each bucket's name sits above its bar, so a long name (Hindi's are) never runs into the bar.
+ */
 function agingChart(v: View, aging: Aging): Markup {
   const max = Math.max(1, ...AGING_BUCKETS.map((b) => aging[b].paise));
-  const rowHeight = 34;
+  const rowHeight = 44;
   const bars = AGING_BUCKETS.map((bucket, i) => {
     const { paise, count } = aging[bucket];
     const width = Math.round((paise / max) * 180);
     const y = i * rowHeight;
-    return html`<g><text x="0" y="${y + 21}" font-size="13" fill="#111827">${v.t(`aging.${bucket}`)}</text>
-<rect x="96" y="${y + 6}" width="${Math.max(width, paise > 0 ? 2 : 0)}" height="20" rx="3" fill="${BAR_COLOURS[i] ?? '#2563eb'}"></rect>
-<text x="${96 + width + 6}" y="${y + 21}" font-size="12" fill="#374151">${v.money(paise)} (${count})</text></g>`;
+    return html`<g><text x="0" y="${y + 14}" font-size="13" fill="#111827">${v.t(`aging.${bucket}`)}</text>
+<rect x="0" y="${y + 20}" width="${Math.max(width, paise > 0 ? 2 : 0)}" height="18" rx="3" fill="${BAR_COLOURS[i] ?? '#2563eb'}"></rect>
+<text x="${width + 6}" y="${y + 34}" font-size="12" fill="#374151">${v.money(paise)} (${count})</text></g>`;
   });
   const label = AGING_BUCKETS.map((b) => `${v.t(`aging.${b}`)}: ${v.money(aging[b].paise)}`).join('; ');
-  return html`<svg viewBox="0 0 420 ${AGING_BUCKETS.length * rowHeight}" role="img" aria-label="${label}">${bars}</svg>`;
+  return html`<svg viewBox="0 0 320 ${AGING_BUCKETS.length * rowHeight}" role="img" aria-label="${label}">${bars}</svg>`;
 }
 
 export function renderHome(v: View, d: HomeData, flash?: { kind: 'notice' | 'error'; text: string }): string {

@@ -395,4 +395,32 @@ describe('merging two buyers on the dashboard', () => {
     expect((await biz.get(`/v1/contacts/${b.contact_id}`)).status).toBe(404);
     await expectVerified(biz.business.id);
   });
+
+  it('an erase of the kept buyer also forgets the merged buyer: its name and phone leave the audit log and the events', async () => {
+    const biz = await h.newBusiness();
+    const kept = (await biz.post('/v1/contacts', { name: 'Kavita Sharma', phone: '9876501234' })).body.data;
+    const gone = (await biz.post('/v1/contacts', { name: 'Kavita Traders', phone: '9876505678' })).body.data;
+    await due(biz, { amount_paise: 5_000, contact_id: gone.id });
+    const merged = await cli(
+      h,
+      'contact',
+      'merge',
+      '--business',
+      biz.business.id,
+      '--keep',
+      kept.id,
+      '--merge',
+      gone.id,
+    );
+    expect(merged.code, merged.stderr).toBe(0);
+    const personal = /Kavita|9876501234|9876505678/;
+    expect(JSON.stringify((await biz.get('/v1/audit-log?limit=200')).body.data)).toMatch(/Kavita Traders/);
+
+    const erased = await cli(h, 'contact', 'erase', '--business', biz.business.id, '--contact', kept.id, '--json');
+    expect(erased.code, erased.stderr).toBe(0);
+    const log = (await biz.get('/v1/audit-log?limit=200')).body.data;
+    expect(log.map((e: { action: string }) => e.action)).toContain('contact.merged_away');
+    expect(JSON.stringify(log)).not.toMatch(personal);
+    expect(JSON.stringify(await eventsOf(h, biz.business.id))).not.toMatch(personal);
+  });
 });

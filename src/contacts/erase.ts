@@ -1,6 +1,7 @@
+import { listAuditEntries } from '../audit/read.js';
 import { recordAudit } from '../audit/record.js';
 import { redactAuditEntity } from '../audit/redact.js';
-import type { Db } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import * as repo from './erase-repository.js';
@@ -37,14 +38,22 @@ export async function eraseContact(
   return deps.db.transaction().execute(async (trx) => {
     const contact = await findContact(trx, businessId, contactId);
     if (!contact) throw errors.notFound('contact');
-    const personal = { names: [contact.name], phones: contact.phone ? [contact.phone] : [] };
+    // The buyers merged into this one were the same person under another name or phone.
+    const absorbed = await mergedInto(trx, businessId, contactId);
+    const personal = {
+      names: [contact.name, ...absorbed.flatMap((c) => (c.name === null ? [] : [c.name]))],
+      phones: [contact.phone, ...absorbed.map((c) => c.phone)].filter((p): p is string => p !== null),
+    };
     const dueIds = await repo.contactDueIds(trx, businessId, contactId);
     await repo.eraseContactRow(trx, businessId, contactId, erasedNameKey(contactId), at);
-    // Its audit entries keep what changed, without who the buyer was; then the erase's own entry.
-    await redactAuditEntity(trx, businessId, 'contact', contactId, {
-      name: (v) => (v === null ? null : ERASED_NAME),
-      phone: () => null,
-    });
+    // Its audit entries (and those of the buyers merged into it) keep what changed, without who
+    // the buyer was; then the erase's own entry.
+    for (const id of [contactId, ...absorbed.map((c) => c.id)]) {
+      await redactAuditEntity(trx, businessId, 'contact', id, {
+        name: (v) => (v === null ? null : ERASED_NAME),
+        phone: () => null,
+      });
+    }
     await recordAudit(trx, businessId, at, [
       {
         action: 'contact.erased',
@@ -66,6 +75,8 @@ export async function eraseContact(
     };
     const mentions = [
       contactId,
+      ...absorbed.map((c) => c.id),
+      ...absorbed.flatMap((c) => (c.name === null ? [] : [JSON.stringify(c.name).slice(1, -1)])),
       ...dueIds,
       ...(contact.name === 'Erased buyer' ? [] : [JSON.stringify(contact.name).slice(1, -1)]),
       ...personal.phones,
@@ -93,4 +104,53 @@ export async function eraseContact(
     }
     return result;
   });
+}
+
+/** Audit entries of one contact read per page while looking for merges. */
+const PAGE = 200;
+
+/**
+ * The buyers merged into `contactId` (contact-merge writes `contact.merged` on the kept buyer and
+ * `contact.merged_away` with the merged one's name and phone), and the buyers merged into those,
+ * each with the name and phone it had. Read from the audit log by the entity index; bounded by the
+ * contacts' own entries.
+ */
+async function mergedInto(
+  trx: Executor,
+  businessId: string,
+  contactId: string,
+): Promise<{ id: string; name: string | null; phone: string | null }[]> {
+  const found: { id: string; name: string | null; phone: string | null }[] = [];
+  const seen = new Set([contactId]);
+  const queue = [contactId];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = await listAuditEntries(trx, businessId, {
+        entity: 'contact',
+        entityId: next,
+        startingAfter,
+        limit: PAGE,
+      });
+      for (const entry of page) {
+        const merged = entry.action === 'contact.merged' ? entry.changes.merged_contact_id?.[1] : undefined;
+        if (typeof merged === 'string' && !seen.has(merged)) {
+          seen.add(merged);
+          queue.push(merged);
+        }
+        if (entry.action === 'contact.merged_away' && next !== contactId) {
+          const name = entry.changes.name?.[0];
+          const phone = entry.changes.phone?.[0];
+          found.push({
+            id: next,
+            name: typeof name === 'string' ? name : null,
+            phone: typeof phone === 'string' ? phone : null,
+          });
+        }
+      }
+      if (page.length < PAGE) break;
+      startingAfter = page[page.length - 1]?.id;
+    }
+  }
+  return found;
 }

@@ -1,7 +1,6 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import { confirmAccountClaimIn } from '../claims/account.js';
 import * as claims from '../claims/repository.js';
-import { holdingAdditiveWrites } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 import { recordReceiptIn } from '../transactions/account.js';
 import { balanceOf } from '../transactions/domain.js';
@@ -270,8 +269,7 @@ export async function suggestionsFor(trx: Executor, businessId: string, credit: 
  * Applies rules 1-5 to a chunk of new credits in file order; returns each credit's outcome (by
  * id). The values the narrations name are read in a few IN lookups for the whole chunk; rules 1-4
  * are applied line by line on the locked rows (a due two lines name is never paid beyond its
- * balance), with the receipts' totals and events written once at the end; the payers learnt are
- * written once; then rule 5's candidates for every line left over are read at once (so they see
+ * balance); the payers learnt are written once; then rule 5's candidates for every line left over are read at once (so they see
  * the chunk's receipts). Cost: a few statements per chunk plus those of each receipt.
  */
 export async function matchCredits(
@@ -286,8 +284,7 @@ export async function matchCredits(
   /** payers matched in this chunk, each to the latest contact (written once at the end) */
   const learnt = new Map<string, string>();
   const left: NewCredit[] = [];
-  // The receipts' running totals and events are written once for the chunk, after its lines.
-  await holdingAdditiveWrites(trx, () => applyRules(trx, business, credits, now, found, learnt, left, outcomes));
+  await applyRules(trx, business, credits, now, found, learnt, left, outcomes);
   await repo.rememberPayerContacts(trx, business.id, learnt, now.toISOString());
   if (left.length === 0) return outcomes;
   const byAmount = await readByAmount(trx, business.id, left);

@@ -1,9 +1,8 @@
 import type { Insertable, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { PaidSums } from '../lib/payment-score.js';
-import { deferredWritesOf, holdingWrites } from './deferred-writes.js';
 import * as postgres from './postgres/statements.js';
 import { textSql as postgresText } from './postgres/text-sql.js';
-import { insertRows, isPostgres } from './precompiled.js';
+import { isPostgres } from './precompiled.js';
 import type { Database, Executor } from './schema.js';
 import * as sqlite from './sqlite/statements.js';
 import { textSql as sqliteText } from './sqlite/text-sql.js';
@@ -109,31 +108,9 @@ export function textSql(db: Executor): TextSql {
   return isPostgres(db) ? postgresText : sqliteText;
 }
 
-/**
- * Writes a change's deltas to the business's running totals, in the caller's transaction
- * (totals/aggregates.ts); within holdingAdditiveWrites they are summed and written at its end.
- */
+/** Writes a change's deltas to the business's running totals, in the caller's transaction (totals/aggregates.ts). */
 export function applyTotals(db: Executor, businessId: string, deltas: TotalsDeltas): Promise<void> {
-  const held = deferredWritesOf(db);
-  if (held) {
-    held.addTotals(businessId, deltas);
-    return Promise.resolve();
-  }
   return statementsOf(db).applyTotals(db, businessId, deltas);
-}
-
-/**
- * Runs `work` in the transaction `trx` with the writes that only add up (running totals, outbox
- * events: db/deferred-writes.ts) held back, then writes them: the totals once per business and
- * month, the rows in as few statements as the bound-value limit allows.
- */
-export function holdingAdditiveWrites<T>(trx: Executor, work: () => Promise<T>): Promise<T> {
-  return holdingWrites(trx, work, async (held) => {
-    for (const [table, rows] of held.rows) await insertRows(trx, table as keyof Database & string, rows as never[]);
-    for (const { businessId, deltas } of held.totals.values())
-      await statementsOf(trx).applyTotals(trx, businessId, deltas);
-    for (const run of held.after.values()) await run();
-  });
 }
 
 /** The sweeper: `count` dues worth `paise` of a past day move from stored pending to stored overdue. */

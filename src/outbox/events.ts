@@ -1,4 +1,3 @@
-import { deferredWritesOf } from '../db/deferred-writes.js';
 import { insertRows } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
@@ -35,12 +34,6 @@ export async function recordEvent(trx: Executor, event: OutboxEvent): Promise<st
 export async function recordEvents(trx: Executor, events: readonly OutboxEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = eventRows(events);
-  const held = deferredWritesOf(trx);
-  if (held) {
-    // Inserted, and the outbox woken, at the end of the holding work (db/port.ts holdingAdditiveWrites).
-    held.addRows('events', rows, { name: 'outbox', run: () => signalOutbox(trx) });
-    return rows.map((r) => r.id);
-  }
   await insertRows(trx, 'events', rows);
   await signalOutbox(trx);
   return rows.map((r) => r.id);

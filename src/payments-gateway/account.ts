@@ -5,6 +5,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { recordReceiptIn } from '../transactions/account.js';
 import { type GatewayError, type GatewayPaymentReport, type PaymentsGateway, paymentMethodOf } from './port.js';
 import * as repo from './repository.js';
+import { reuseOrCancel } from './stale-links.js';
 
 /**
  * "Pay online" for a buyer's whole balance (PRODUCT part 18, the account page, through part 11's
@@ -41,19 +42,10 @@ export async function accountLinkFor(
 ): Promise<AccountLinkOutcome> {
   const { db, gateway, clock } = deps;
   const open = await repo.openAccountLinks(db, account.contactId);
-  const reusable = open.find((l) => Number(l.amount_paise) === account.balancePaise);
-  if (reusable) return { shortUrl: reusable.short_url, cancelFailures: [] };
-
-  const cancelFailures: GatewayError[] = [];
-  for (const stale of open) {
-    try {
-      await gateway.cancelLink(stale.gateway_link_id);
-      await repo.setAccountLinkStatus(db, stale.gateway_link_id, 'cancelled');
-    } catch (error) {
-      // Left open and tried again next time; paid meanwhile, it is still a receipt on the account.
-      cancelFailures.push(error as GatewayError);
-    }
-  }
+  const { reusable, cancelFailures } = await reuseOrCancel(gateway, open, account.balancePaise, (id) =>
+    repo.setAccountLinkStatus(db, id, 'cancelled'),
+  );
+  if (reusable !== null) return { shortUrl: reusable, cancelFailures };
   const contact = await repo.contactPhone(db, account.contactId);
   const now = clock.now();
   const id = uuidv7(now.getTime());

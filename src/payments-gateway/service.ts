@@ -14,6 +14,7 @@ import {
 } from './account.js';
 import { GatewayError, type GatewayPaymentReport, type PaymentsGateway, paymentMethodOf } from './port.js';
 import * as repo from './repository.js';
+import { reuseOrCancel } from './stale-links.js';
 
 /** The due the pay page wants a link for (what it already read). */
 export interface LinkRequest {
@@ -81,20 +82,10 @@ export class GatewayService {
     const { db, gateway, clock } = this.deps;
     if (!gateway) throw new GatewayError('online payment is not set up');
     const open = await repo.openLinks(db, due.transactionId);
-    const reusable = open.find((l) => Number(l.amount_paise) === due.balancePaise);
-    if (reusable) return { shortUrl: reusable.short_url, cancelFailures: [] };
-
-    const cancelFailures: GatewayError[] = [];
-    for (const stale of open) {
-      try {
-        await gateway.cancelLink(stale.gateway_link_id);
-        await repo.setLinkStatus(db, stale.gateway_link_id, 'cancelled');
-      } catch (error) {
-        // Left open here and tried again next time; should it be paid meanwhile, the webhook still
-        // records the money (the part above the balance as unapplied).
-        cancelFailures.push(error as GatewayError);
-      }
-    }
+    const { reusable, cancelFailures } = await reuseOrCancel(gateway, open, due.balancePaise, (id) =>
+      repo.setLinkStatus(db, id, 'cancelled'),
+    );
+    if (reusable !== null) return { shortUrl: reusable, cancelFailures };
     const contact = await repo.contactOfDue(db, due.transactionId);
     const link = await gateway.createLink({
       referenceId: due.transactionId,

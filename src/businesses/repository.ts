@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely';
-import { lockedRows } from '../db/port.js';
-import { inList, listArg, precompiled } from '../db/precompiled.js';
+import { inList, listArg, lockedRows } from '../db/port.js';
+import { precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
 import type { KeyListing } from './keys.js';
 

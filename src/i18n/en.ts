@@ -468,6 +468,7 @@ export const en = {
   'audit.actor.api_key': 'by API key {name}',
   'audit.actor.chat': 'by {name} over WhatsApp',
   'audit.actor.system': 'by the system',
+  'audit.removed_user': 'a user since removed',
   'audit.yes': 'yes',
   'audit.no': 'no',
   'audit.entity.transaction': 'Due',

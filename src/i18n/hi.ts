@@ -480,6 +480,7 @@ export const hi = {
   'audit.actor.api_key': 'API कुंजी {name} से',
   'audit.actor.chat': '{name} ने WhatsApp से',
   'audit.actor.system': 'अपने आप',
+  'audit.removed_user': 'हटाया गया व्यक्ति',
   'audit.yes': 'हाँ',
   'audit.no': 'नहीं',
   'audit.entity.transaction': 'उधार',

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { lockedRows } from '../db/port.js';
-import { exactTime, insertRows } from '../db/precompiled.js';
+import { insertRows } from '../db/insert-rows.js';
+import { exactTime, lockedRows } from '../db/port.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 

@@ -94,7 +94,7 @@ export function allocationsOf(db: Executor, receiptIds: readonly string[]): Prom
 export function lockCreditReceipts(db: Executor, contactId: string) {
   return db
     .selectFrom('receipts')
-    .select(['id', 'credit_paise', 'utr', 'payment_method'])
+    .select(['id', 'applied_paise', 'credit_paise', 'utr', 'payment_method'])
     .where('contact_id', '=', contactId)
     .where('credit_paise', '>', 0)
     .orderBy('created_at')

@@ -540,7 +540,7 @@ export async function markOverdueBatch(db: Executor, businessId: string, dueDate
       ids.map((r) => r.id),
     )
     .where('status', '=', 'pending')
-    .returning(['amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
+    .returning(['id', 'amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
     .execute();
 }
 

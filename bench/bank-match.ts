@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { type CompiledQuery, DefaultQueryExecutor, sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { insertRows } from '../src/db/precompiled.js';
+import { insertRows } from '../src/db/insert-rows.js';
 import type { Db } from '../src/db/schema.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';

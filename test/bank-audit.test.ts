@@ -96,6 +96,30 @@ describe('bank credits in the audit log', () => {
       },
     ]);
     expect(await entriesOf(biz, unmatched?.id as string)).toEqual([]);
+
+    // The receipt the match recorded has its own entries, then the due it paid: as any receipt's.
+    const receipt = await biz.get(`/v1/audit-log?entity=receipt&entity_id=${matched?.receipt_id}`);
+    expect(receipt.body.data).toEqual([
+      expect.objectContaining({
+        actor: { type: 'system', id: null, name: null },
+        action: 'receipt.recorded',
+        changes: expect.objectContaining({
+          contact_id: [null, d.contact_id],
+          amount_paise: [null, 20_000],
+          applied_paise: [null, 20_000],
+          source: [null, 'bank'],
+          utr: [null, 'M1'],
+        }),
+        request_id: res.headers['x-request-id'],
+      }),
+    ]);
+    const dueEntries = await biz.get(`/v1/audit-log?entity=transaction&entity_id=${d.id}`);
+    expect(dueEntries.body.data[0]).toMatchObject({
+      actor: { type: 'system', id: null, name: null },
+      action: 'transaction.part_paid',
+      changes: { amount_paid_paise: [0, 20_000] },
+      request_id: res.headers['x-request-id'],
+    });
   });
 
   it('records matches of many lines of one statement, each once', async () => {
@@ -114,6 +138,16 @@ describe('bank credits in the audit log', () => {
     expect(matched).toHaveLength(30);
     expect((all.body.data as Entry[]).map((e) => e.entity_id).sort()).toEqual(matched.map((c) => c.id).sort());
     expect(new Set((all.body.data as Entry[]).map((e) => e.changes.transaction_id?.[1]))).toEqual(new Set([d.id]));
+    // Each line's receipt once, and the due's balance going down line after line.
+    const receipts = await biz.get('/v1/audit-log?entity=receipt&limit=100');
+    expect((receipts.body.data as Entry[]).map((e) => e.entity_id).sort()).toEqual(
+      matched.map((c) => c.receipt_id).sort(),
+    );
+    const paid = await biz.get(`/v1/audit-log?entity=transaction&entity_id=${d.id}&limit=100`);
+    const steps = (paid.body.data as Entry[]).filter((e) => e.action === 'transaction.part_paid').reverse();
+    expect(steps.map((e) => e.changes.amount_paid_paise)).toEqual(
+      Array.from({ length: 30 }, (_, i) => [i * 1_000, (i + 1) * 1_000]),
+    );
   });
 
   it('records the owner applying and ignoring credits as the API key; a refused apply writes nothing', async () => {

@@ -190,6 +190,24 @@ describe("a due's and a buyer's History", () => {
     expect((await theirs.get(`/dashboard/contacts/${s.contactId}`)).text).toContain('Phone: — → 919876500000');
   });
 
+  it('names the user a buyer is assigned to, not their id, and says when that user was removed since', async () => {
+    const s = await shop();
+    const collector = await addStaff(h, s.biz, 'collector', 'Kamal Collector');
+    const gone = await addStaff(h, s.biz, 'collector', 'Gopal Gone');
+    expect((await s.biz.patch(`/v1/contacts/${s.contactId}`, { assigned_to: gone.id })).status).toBe(200);
+    expect((await s.biz.patch(`/v1/contacts/${s.contactId}`, { assigned_to: collector.id })).status).toBe(200);
+    await h.services.users.remove(s.biz.business.id, gone.id);
+    for (const url of [`/dashboard/contacts/${s.contactId}`, `/dashboard/audit?entity=contact&id=${s.contactId}`]) {
+      const page = (await s.owner.get(url)).text;
+      // the entries (the buyer's page also offers every user in its "Assigned to" form)
+      const text = page.slice(page.search(/id="history-h"|<section class="card" aria-label="Activity/));
+      expect(text, url).toContain('Assigned to: a user since removed → Kamal Collector');
+      expect(text, url).toContain('Assigned to: — → a user since removed');
+      expect(text, url).not.toContain(gone.id);
+      expect(text, url).not.toContain(collector.id);
+    }
+  });
+
   it('shows the newest 10, and the owner a link to all of it', async () => {
     const s = await shop();
     for (let i = 1; i <= 12; i++) {

@@ -1,8 +1,8 @@
-import { listAuditEntries } from '../audit/read.js';
 import { AUDIT_ENTITIES } from '../audit/record.js';
 import { errors } from '../errors.js';
 import type { App } from '../http/types.js';
 import { isUuid } from '../lib/ids.js';
+import { auditEntriesForPage } from './audit-entries.js';
 import { viewOf } from './common.js';
 import { formError } from './errors.js';
 import { sendPage } from './http.js';
@@ -27,13 +27,11 @@ function auditQuery(query: Query) {
 
 /** The owner's activity log (PRODUCT part 23): newest first, a page at a time by cursor. */
 export async function auditPageRoutes(app: App) {
-  const { db } = app.deps.store;
-
   app.get<{ Querystring: Query }>('/audit', { schema: { hide: true } }, async (request, reply) => {
     const v = viewOf(request);
     try {
       const q = auditQuery(request.query);
-      const rows = await listAuditEntries(db, v.business.id, {
+      const rows = await auditEntriesForPage(app, v, {
         entity: q.entity || undefined,
         entityId: q.entityId || undefined,
         startingAfter: q.after || undefined,

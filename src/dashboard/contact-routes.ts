@@ -1,4 +1,3 @@
-import { listAuditEntries } from '../audit/read.js';
 import { ChannelError } from '../channels/channel.js';
 import { accountUrl } from '../contacts/presenter.js';
 import { AppError, errors } from '../errors.js';
@@ -9,6 +8,7 @@ import { RecordReceiptBody, type RecordReceiptInput, ReverseBody } from '../rece
 import { statementCsv } from '../statements/statement.js';
 import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
 import { isScoped } from '../users/permissions.js';
+import { auditEntriesForPage } from './audit-entries.js';
 import { checkId, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { formError } from './errors.js';
 import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
@@ -55,7 +55,7 @@ export async function contactRoutes(app: App) {
       contacts.replies(v.business, id, REPLIES_SHOWN),
       services.claims.listPendingOfContact(v.business, id, CLAIMS_SHOWN),
       // one more than is shown: whether the whole history has more
-      listAuditEntries(app.deps.store.db, v.business.id, {
+      auditEntriesForPage(app, v, {
         entity: 'contact',
         entityId: contact.id,
         limit: HISTORY_SHOWN + 1,

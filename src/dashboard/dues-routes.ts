@@ -1,4 +1,3 @@
-import { listAuditEntries } from '../audit/read.js';
 import { ChannelError } from '../channels/channel.js';
 import { AppError, errors } from '../errors.js';
 import type { App } from '../http/types.js';
@@ -14,6 +13,7 @@ import {
   RecordPaymentBody,
   type RecordPaymentInput,
 } from '../transactions/schema.js';
+import { auditEntriesForPage } from './audit-entries.js';
 import { checkId, dueRow, type Form, PAGE_SIZE, pageNumber, viewOf } from './common.js';
 import { formError } from './errors.js';
 import { checkBody, formOnce, optional, rupeesToPaise, searchText } from './forms.js';
@@ -55,7 +55,7 @@ export async function duesRoutes(app: App) {
       transactions.listPayments(v.business, id),
       services.claims.list(v.business, { transactionId: id }),
       // one more than is shown: whether the whole history has more
-      listAuditEntries(app.deps.store.db, v.business.id, {
+      auditEntriesForPage(app, v, {
         entity: 'transaction',
         entityId: row.id,
         limit: HISTORY_SHOWN + 1,

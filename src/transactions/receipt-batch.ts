@@ -1,3 +1,4 @@
+import { type AuditChange, recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import { insertEach } from '../db/port.js';
@@ -12,6 +13,7 @@ import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import type { ReceiptInput } from './account.js';
 import { type Allocation, planReceipt } from './allocate.js';
+import { receiptRecordedEntries } from './audit.js';
 import { balanceOf } from './domain.js';
 import { BUYER_SOURCES, newReceipt, type PaymentSource } from './payments.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
@@ -20,7 +22,7 @@ import * as dues from './repository.js';
 
 /**
  * Many receipts of one business recorded in the caller's database transaction as one batch (a bank
- * statement's chunk of matched lines): the same rows, totals, events and reminders as recording
+ * statement's chunk of matched lines): the same rows, totals, events, reminders and audit entries as recording
  * each with account.ts's recordReceiptIn, in the same order, but computed in memory and written
  * together when the batch is written: the receipts and their payments in multi-row inserts, the
  * changed dues in one UPDATE per 100, the totals' deltas summed, the events in one insert. The contacts and dues it
@@ -56,6 +58,8 @@ export class ReceiptBatch {
   private deltas: TotalsDeltas[] = [];
   /** credit left to each contact */
   private credit = new Map<string, number>();
+  /** each receipt's audit entries, then those of the dues it paid (as recordReceiptIn writes them) */
+  private audit: AuditChange[] = [];
 
   constructor(
     private readonly trx: Executor,
@@ -110,9 +114,12 @@ export class ReceiptBatch {
       credit_paise: plan.creditPaise,
     };
     this.receipts.push(receipt);
+    const paid: { before: dues.TransactionView; after: dues.TransactionView }[] = [];
     for (const a of plan.allocations) {
-      this.pay(this.dues.get(a.transactionId) as dues.TransactionView, a.amountPaise, receipt, input);
+      const before = this.dues.get(a.transactionId) as dues.TransactionView;
+      paid.push({ before, after: this.pay(before, a.amountPaise, receipt, input) });
     }
+    this.audit.push(...receiptRecordedEntries(receipt, paid));
     if (plan.creditPaise > 0) {
       this.credit.set(contactId, (this.credit.get(contactId) ?? 0) + plan.creditPaise);
       this.deltas.push({ totals: { credit_paise: plan.creditPaise } });
@@ -158,7 +165,12 @@ export class ReceiptBatch {
   }
 
   /** One allocation on a due (payments.ts applyToDue, in memory): payment row, due, totals, events. */
-  private pay(current: dues.TransactionView, paise: number, receipt: ReceiptTable, input: ReceiptInput): void {
+  private pay(
+    current: dues.TransactionView,
+    paise: number,
+    receipt: ReceiptTable,
+    input: ReceiptInput,
+  ): dues.TransactionView {
     const { business, now } = this;
     const at = now.toISOString();
     const payment: PaymentTable = {
@@ -231,6 +243,7 @@ export class ReceiptBatch {
         at: now,
       });
     }
+    return transaction;
   }
 
   /**
@@ -251,6 +264,7 @@ export class ReceiptBatch {
       await cancelForPaidDue(trx, due.id, now);
     }
     await recordEvents(trx, this.events);
+    await recordAudit(trx, business.id, now, this.audit);
     this.dues.clear();
     this.contacts.clear();
     this.openDues.clear();
@@ -261,5 +275,6 @@ export class ReceiptBatch {
     this.events = [];
     this.deltas = [];
     this.credit = new Map();
+    this.audit = [];
   }
 }

@@ -1,34 +1,11 @@
-import { type ExpressionBuilder, sql } from 'kysely';
-import type { Database, Executor, PaymentClaimTable } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { Executor, PaymentClaimTable } from '../db/schema.js';
 
 /** What a claim is for: one due (the pay page) or a contact's whole account (the account page). */
 export type ClaimOwner = { transactionId: string } | { contactId: string };
 
 function ownerColumn(owner: ClaimOwner): ['transaction_id' | 'contact_id', string] {
   return 'transactionId' in owner ? ['transaction_id', owner.transactionId] : ['contact_id', owner.contactId];
-}
-
-/**
- * "The claims of a contact" as a filter: on its account, or on any of its dues (deleted ones too).
- * What erasing a buyer clears and merging two buyers moves.
- */
-export function claimsOfContact(
-  eb: ExpressionBuilder<Database, 'payment_claims'>,
-  businessId: string,
-  contactId: string,
-) {
-  return eb.or([
-    eb('contact_id', '=', contactId),
-    eb(
-      'transaction_id',
-      'in',
-      eb
-        .selectFrom('transactions')
-        .select('id')
-        .where('business_id', '=', businessId)
-        .where('contact_id', '=', contactId),
-    ),
-  ]);
 }
 
 /** A due's or an account's claims, oldest first. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { claimsOfContact } from '../claims/repository.js';
+import { claimsOfContact } from '../contacts/repository.js';
 import type { Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import { claimsOfContact } from '../claims/repository.js';
 import type { Executor } from '../db/schema.js';
-import { updateContact } from './repository.js';
+import { claimsOfContact, updateContact } from './repository.js';
 
 /** Events read per page while looking for a contact's personal data. */
 const PAGE = 500;

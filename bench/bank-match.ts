@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type CompiledQuery, DefaultQueryExecutor, sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
-import { insertRows } from '../src/db/precompiled.js';
+import { insertRows } from '../src/db/insert-rows.js';
 import type { Db } from '../src/db/schema.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Kysely, sql } from 'kysely';
 import { countContacts, listContacts, trigramsNarrow } from '../src/contacts/repository.js';
-import { insertRows } from '../src/db/precompiled.js';
+import { insertRows } from '../src/db/insert-rows.js';
 import type { Database } from '../src/db/schema.js';
 import { openSqlite } from '../src/db/sqlite/open.js';
 import { migrate } from '../src/db/store.js';

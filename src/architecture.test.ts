@@ -169,7 +169,7 @@ describe('only src/db knows which store it runs on', () => {
   it('the checks see a driver, an adapter, a migration and a store question where there is one', () => {
     expect(['pg', 'db/sqlite/driver.js', 'db/postgres/pool.js', 'db/migrations/index.js'].every(storeOnly)).toBe(true);
     expect(['kysely', 'db/port.js', 'db/schema.js', 'pino'].some(storeOnly)).toBe(false);
-    expect(namedModules(path.join('db', 'store.ts'))).toContain(path.join('db', 'sqlite', 'open.js'));
+    expect(namedModules(path.join('db', 'store.ts'))).toContain(path.join('db', 'sqlite', 'store.js'));
     expect(KYSELY_DIALECT.test('x instanceof PostgresAdapter')).toBe(true);
     expect(STORE_QUESTION.test('if (isPostgres(db))')).toBe(true);
   });

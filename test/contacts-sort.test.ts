@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPostgres } from '../src/db/precompiled.js';
+import { isPostgres } from '../src/db/dialect.js';
 import { verifyStore } from '../src/ops/verify/index.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';

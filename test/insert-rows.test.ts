@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BusinessService } from '../src/businesses/service.js';
-import { insertRows } from '../src/db/precompiled.js';
+import { insertRows } from '../src/db/insert-rows.js';
 import type { Store } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { uuidv7 } from '../src/lib/ids.js';

@@ -1,4 +1,4 @@
-import { insertRows } from '../db/precompiled.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { AdjustmentTable, Executor } from '../db/schema.js';
 
 export function insertAdjustment(db: Executor, row: AdjustmentTable) {

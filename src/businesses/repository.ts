@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely';
-import { lockedRows } from '../db/port.js';
-import { inList, listArg, precompiled } from '../db/precompiled.js';
+import { inList, listArg, lockedRows } from '../db/port.js';
+import { precompiled } from '../db/precompiled.js';
 import type { BusinessTable, Executor, KeySource } from '../db/schema.js';
 import type { KeyListing } from './keys.js';
 
@@ -29,6 +29,11 @@ export function updateBusiness(db: Executor, id: string, patch: Partial<Omit<Bus
  */
 export function lockBusiness(db: Executor, businessId: string) {
   return db.selectFrom('businesses').select('id').where('id', '=', businessId).$call(lockedRows(db)).executeTakeFirst();
+}
+
+/** The business's row, locked until the transaction ends (a change's audit entry is made from it). */
+export function findBusinessLocked(db: Executor, businessId: string) {
+  return db.selectFrom('businesses').selectAll().where('id', '=', businessId).$call(lockedRows(db)).executeTakeFirst();
 }
 
 export function insertApiKey(
@@ -70,6 +75,7 @@ export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {
     .set({ revoked_at: at })
     .where('key_hash', '=', keyHash)
     .where('revoked_at', 'is', null)
+    .returning(['id', 'key_prefix', 'business_id'])
     .executeTakeFirst();
 }
 

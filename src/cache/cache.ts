@@ -4,7 +4,7 @@
  * - `apiKeys`: the API keys this process has authenticated, with their business
  *   (businesses/api-keys.ts). Version: the store's `otherCommits()` (SQLite's `data_version`, which
  *   moves when another process such as the admin CLI commits; on PostgreSQL a counter moved by a
- *   NOTIFY that triggers on the keys and businesses send, see db/store.ts keyChanges) together
+ *   NOTIFY that triggers on the keys and businesses send, see db/postgres/keys.ts keyChanges) together
  *   with a counter this process moves whenever it writes a business or a key itself.
  * - `pages`: rendered list pages (http/rendered.ts). Version: the business's data version, a
  *   counter in `business_totals` that database triggers move in the same transaction as any

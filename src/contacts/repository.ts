@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
-import { fewNameTrigramMatches, jsonArrays } from '../db/port.js';
-import { exactTime, offIndex, precompiled } from '../db/precompiled.js';
+import { exactTime, fewNameTrigramMatches, jsonArrays, offIndex } from '../db/port.js';
+import { precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 import { readTotalsColumn } from '../totals/read.js';

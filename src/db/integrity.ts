@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { isPostgres } from './precompiled.js';
+import { isPostgres } from './dialect.js';
 import type { Executor } from './schema.js';
 
 export interface IntegrityReport {

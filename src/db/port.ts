@@ -1,8 +1,8 @@
 import type { Insertable, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { PaidSums } from '../lib/payment-score.js';
+import { isPostgres } from './dialect.js';
 import * as postgres from './postgres/statements.js';
 import { textSql as postgresText } from './postgres/text-sql.js';
-import { isPostgres } from './precompiled.js';
 import type { Database, Executor } from './schema.js';
 import * as sqlite from './sqlite/statements.js';
 import { textSql as sqliteText } from './sqlite/text-sql.js';
@@ -83,6 +83,38 @@ export function jsonArrays(
   orderBy?: RawBuilder<unknown>,
 ): RawBuilder<string | unknown[] | null> {
   return statementsOf(db).jsonArrays(items, orderBy);
+}
+
+/**
+ * A column the planner must not pick an index for: SQLite's `+column`. Only on SQLite, which
+ * plans without statistics; PostgreSQL has them.
+ */
+export function offIndex<T>(db: Executor, column: string): RawBuilder<T> {
+  return statementsOf(db).offIndex<T>(column);
+}
+
+/**
+ * A timestamp column as text to the store's full precision, for a cursor that is compared with the
+ * column again (a list's `starting_after`): PostgreSQL keeps microseconds (its now() writes them),
+ * which a value read through pg's Date would cut to milliseconds, putting the cursor before or
+ * after its own row. SQLite stores the text itself.
+ */
+export function exactTime(db: Executor, column: string): RawBuilder<string> {
+  return statementsOf(db).exactTime(column);
+}
+
+/**
+ * `column IN (the values)` with all the values in one bound parameter, so that one precompiled
+ * statement (db/precompiled.ts) serves any number of them. `values` is a stand-in (`arg`); give its
+ * value through `listArg`.
+ */
+export function inList(db: Executor, column: string, values: never): RawBuilder<boolean> {
+  return statementsOf(db).inList(column, values);
+}
+
+/** The value of an `inList` stand-in for this store. */
+export function listArg(db: Executor, values: readonly (string | number)[]): never {
+  return statementsOf(db).listArg(values);
 }
 
 /** A timestamp as the API writes it (ISO 8601 UTC with milliseconds). */

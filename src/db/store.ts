@@ -1,15 +1,13 @@
-import path from 'node:path';
-import { Kysely, sql } from 'kysely';
 import type pg from 'pg';
 import type { Config } from '../config.js';
 import { StoreHealth, type StoreMonitor } from './health.js';
-import { type ListenHandlers, listen } from './listen.js';
-import { keyChanges } from './postgres/keys.js';
-import { openPostgres } from './postgres/pool.js';
-import type { Database, Db } from './schema.js';
-import { type BackupResult, backupSqlite } from './sqlite/backup.js';
-import { openSqlite, type StorageSeams } from './sqlite/open.js';
-import { poolDatabase, type ReadHold, ReadPool } from './sqlite/read-pool.js';
+import type { ListenHandlers } from './listen.js';
+import { openPostgresStore } from './postgres/store.js';
+import type { Db } from './schema.js';
+import type { BackupResult } from './sqlite/backup.js';
+import type { StorageSeams } from './sqlite/open.js';
+import type { ReadHold } from './sqlite/read-pool.js';
+import { openSqliteStore } from './sqlite/store.js';
 
 /** Migrating is db/migrate.ts's; exported here too, beside openStore, for the entry points. */
 export { MigrationError, migrate, pendingMigrations } from './migrate.js';
@@ -67,6 +65,8 @@ export interface Store {
 }
 
 /**
+ * Opens the store the config names: PostgreSQL with a database URL (db/postgres/store.ts), else
+ * SQLite in the data directory (db/sqlite/store.ts).
  * `backgroundCheckpoints`: on SQLite, checkpoint the WAL on a thread of its own (long-running
  * processes: the server and the worker; see db/sqlite/checkpointer.ts).
  */
@@ -85,73 +85,6 @@ export function openStore(
 ): Store {
   const health = new StoreHealth(opts.monitor);
   const perBusiness = (capacity: number) => config.readsPerBusiness || Math.max(1, capacity);
-  if (config.databaseUrl) {
-    const { dialect, pool } = openPostgres(
-      config.databaseUrl,
-      config.pgPoolMax,
-      health,
-      config.pgStatementTimeoutMs ?? 0,
-    );
-    const db = new Kysely<Database>({ dialect });
-    const keys = keyChanges(pool);
-    return {
-      kind: 'postgres',
-      name: 'PostgreSQL',
-      server: true,
-      db,
-      reads: db,
-      // Half the pool: one business's lists leave the other half to everyone else.
-      readsPerBusiness: perBusiness(Math.floor(config.pgPoolMax / 2)),
-      pgPool: pool,
-      listen: (channel, handlers) => listen(pool, channel, handlers),
-      otherCommits: keys.version,
-      health,
-      ping: async () => {
-        await sql`select 1`.execute(db);
-        health.succeeded();
-      },
-      close: async () => {
-        health.stop();
-        keys.stop();
-        await db.destroy();
-      },
-    };
-  }
-  const { dialect, driver, checkpointer } = openSqlite(config.dataDir, {
-    backgroundCheckpoints: opts.backgroundCheckpoints ?? false,
-    ...(opts.onStorageFault && { onFault: opts.onStorageFault }),
-    ...opts.sqlite,
-  });
-  const db = new Kysely<Database>({ dialect });
-  const threads = config.readThreads ?? 0;
-  const pool =
-    threads > 0 ? new ReadPool(path.join(config.dataDir, 'receivables.db'), threads, opts.readHold) : undefined;
-  // A read on a thread shows only what is durable: a read on the main connection first commits
-  // the open group and waits for its fsync (db/sqlite/driver.ts).
-  const reads = pool
-    ? poolDatabase(pool, async () => {
-        await sql`select 1`.execute(db);
-      })
-    : db;
-  return {
-    kind: 'sqlite',
-    name: 'SQLite',
-    server: false,
-    db,
-    reads,
-    // One thread fewer than there are: another business always finds one.
-    readsPerBusiness: perBusiness(threads - 1),
-    otherCommits: () => driver.dataVersion(),
-    changeStamp: () => `${driver.dataVersion()}:${driver.durability.commits}`,
-    health,
-    backup: (out) => backupSqlite(path.join(config.dataDir, 'receivables.db'), out),
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    close: async () => {
-      if (pool) await reads.destroy();
-      await db.destroy();
-      await checkpointer?.stop();
-    },
-  };
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, config, health, perBusiness);
+  return openSqliteStore(config, health, perBusiness, opts);
 }

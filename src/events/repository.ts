@@ -1,4 +1,4 @@
-import { exactTime } from '../db/precompiled.js';
+import { exactTime } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 
 /** The events a business can read back (GET /v1/events): the outbox rows, kept after they are sent. */

@@ -1,5 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import { insertRows } from '../db/precompiled.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { Executor, ReminderTable, TransactionTable } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
 import { STEP_HOUR, sequenceFor } from './sequence.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { lockedRows } from '../db/port.js';
-import { exactTime, insertRows } from '../db/precompiled.js';
+import { insertRows } from '../db/insert-rows.js';
+import { exactTime, lockedRows } from '../db/port.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 
@@ -94,7 +94,7 @@ export function allocationsOf(db: Executor, receiptIds: readonly string[]): Prom
 export function lockCreditReceipts(db: Executor, contactId: string) {
   return db
     .selectFrom('receipts')
-    .select(['id', 'credit_paise', 'utr', 'payment_method'])
+    .select(['id', 'applied_paise', 'credit_paise', 'utr', 'payment_method'])
     .where('contact_id', '=', contactId)
     .where('credit_paise', '>', 0)
     .orderBy('created_at')

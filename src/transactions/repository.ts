@@ -9,8 +9,9 @@ import {
 } from 'kysely';
 import type { FuzzyWord } from '../contacts/fuzzy.js';
 import { fromFuzzyMatches } from '../contacts/name-terms.js';
-import { lockedRows } from '../db/port.js';
-import { exactTime, insertRows, offIndex, precompiled } from '../db/precompiled.js';
+import { insertRows } from '../db/insert-rows.js';
+import { exactTime, lockedRows, offIndex } from '../db/port.js';
+import { precompiled } from '../db/precompiled.js';
 import type { Database, Executor, PaymentTable, TransactionTable } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 import { sequenceJson } from '../reminder-schedule/steps.js';
@@ -539,7 +540,7 @@ export async function markOverdueBatch(db: Executor, businessId: string, dueDate
       ids.map((r) => r.id),
     )
     .where('status', '=', 'pending')
-    .returning(['amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
+    .returning(['id', 'amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
     .execute();
 }
 

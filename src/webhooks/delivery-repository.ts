@@ -1,4 +1,4 @@
-import { insertRows } from '../db/precompiled.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { Executor, WebhookAttemptTable, WebhookDeliveryTable } from '../db/schema.js';
 import { uuidv7 } from '../lib/ids.js';
 import type { WebhookResult } from './sender.js';

@@ -1,5 +1,5 @@
+import { insertRows } from '../db/insert-rows.js';
 import { lockedRows } from '../db/port.js';
-import { insertRows } from '../db/precompiled.js';
 import type { Executor } from '../db/schema.js';
 import type { DeliveryRow } from './delivery-repository.js';
 

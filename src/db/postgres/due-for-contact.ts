@@ -1,5 +1,6 @@
 import { type CompiledQuery, sql } from 'kysely';
-import { insertRowsQuery, precompiledQuery } from '../precompiled.js';
+import { insertRowsQuery } from '../insert-rows.js';
+import { precompiledQuery } from '../precompiled.js';
 import type { Executor } from '../schema.js';
 import type { TableRows } from '../table-rows.js';
 import type { TotalsDeltas } from '../totals-deltas.js';

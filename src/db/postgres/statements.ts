@@ -2,6 +2,7 @@ import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, sql } from 'ky
 import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
 import type { Executor } from '../schema.js';
 import { NOTIFY_AFTER_COMMIT } from './queries.js';
+import { pgExactTime } from './text-sql.js';
 
 /**
  * PostgreSQL's half of the store port (db/port.ts): the statements it writes its own way. Every
@@ -64,6 +65,25 @@ export function writingDuesInChunks<T>(
 export function jsonArrays(items: readonly RawBuilder<unknown>[], orderBy?: RawBuilder<unknown>): RawBuilder<never> {
   const order = orderBy ? sql` order by ${orderBy}` : sql``;
   return sql`json_agg(json_build_array(${sql.join(items)})${order})`;
+}
+
+/** PostgreSQL plans with statistics (and has no unary + on dates and timestamps): the column as it is. */
+export function offIndex<T>(column: string): RawBuilder<T> {
+  return sql<T>`${sql.ref(column)}`;
+}
+
+/** The microseconds PostgreSQL keeps, which a value read through pg's Date would cut. */
+export function exactTime(column: string): RawBuilder<string> {
+  return pgExactTime(sql.ref(column));
+}
+
+/** The values as one array parameter, compared with = ANY. */
+export function inList(column: string, values: never): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(column)} = any(${values})`;
+}
+
+export function listArg(values: readonly (string | number)[]): never {
+  return values as never;
 }
 
 export function isoMillis(x: RawBuilder<unknown>): RawBuilder<string> {

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { TRIMMED } from '../../lib/text.js';
-import { pgExactTime } from '../precompiled.js';
 import type { TextSql } from '../text-sql.js';
 
 /**
@@ -47,3 +46,8 @@ export const textSql: TextSql = {
   concat: (parts) => (parts.length === 0 ? sql`''` : sql`concat(${sql.join(parts)})`),
   jsonArray: (items) => sql`json_build_array(${sql.join(items)})::text`,
 };
+
+/** A timestamptz as ISO 8601 text in UTC, to the microsecond (the list position; port.ts exactTime). */
+export function pgExactTime(x: RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<string> {
+  return sql<string>`to_char(${x} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}

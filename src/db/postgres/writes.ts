@@ -1,5 +1,5 @@
 import { CompiledQuery, type Insertable } from 'kysely';
-import { insertRowsQuery } from '../precompiled.js';
+import { insertRowsQuery } from '../insert-rows.js';
 import type { Database, Executor } from '../schema.js';
 import type { TableRows } from '../table-rows.js';
 import type { TotalsDeltas } from '../totals-deltas.js';

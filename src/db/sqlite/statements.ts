@@ -82,6 +82,25 @@ export function jsonArrays(items: readonly RawBuilder<unknown>[], orderBy?: RawB
   return sql`json_group_array(json_array(${sql.join(items)})${order})`;
 }
 
+/** SQLite plans without statistics: `+column` keeps the planner from picking an index for it. */
+export function offIndex<T>(column: string): RawBuilder<T> {
+  return sql<T>`+${sql.ref(column)}`;
+}
+
+/** SQLite stores the time's text itself, to its full precision. */
+export function exactTime(column: string): RawBuilder<string> {
+  return sql<string>`${sql.ref(column)}`;
+}
+
+/** The values as one JSON array, read by json_each. */
+export function inList(column: string, values: never): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(column)} in (select value from json_each(${values}))`;
+}
+
+export function listArg(values: readonly (string | number)[]): never {
+  return JSON.stringify(values) as never;
+}
+
 /** SQLite holds times as the API's ISO text already. */
 export function isoMillis(x: RawBuilder<unknown>): RawBuilder<string> {
   return x as RawBuilder<string>;

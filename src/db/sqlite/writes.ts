@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import { insertRows } from '../precompiled.js';
+import { insertRows } from '../insert-rows.js';
 import type { Database, Executor } from '../schema.js';
 import type { TableRows } from '../table-rows.js';
 import type { TotalsDeltas } from '../totals-deltas.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localDate } from '../src/lib/dates.js';
+import { eraseContact } from '../src/contacts/erase.js';
+import { addDays, localDate } from '../src/lib/dates.js';
 import { verifyStore } from '../src/ops/verify/index.js';
 import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
 import { payRest } from './helpers/dues.js';
@@ -42,6 +43,8 @@ const op = fc.oneof(
     amount: fc.integer({ min: 1, max: 60_000 }),
     // with an explicit allocation of part of a due's balance, or none
     due: fc.option(fc.nat(), { nil: null }),
+    // received on a day before today (days back), or today
+    back: fc.option(fc.integer({ min: 1, max: 70 }), { nil: null }),
   }),
   fc.record({
     kind: fc.constant('adjust' as const),
@@ -56,7 +59,11 @@ const op = fc.oneof(
     keep: fc.integer({ min: 0, max: 2 }),
     merge: fc.integer({ min: 0, max: 2 }),
   }),
+  // The buyer's personal data erased (its money stays).
+  fc.record({ kind: fc.constant('erase' as const), contact: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ kind: fc.constant('nextDay' as const) }),
+  // Hours on: times whose UTC date (and month) is not the business's.
+  fc.record({ kind: fc.constant('hours' as const), hours: fc.integer({ min: 1, max: 23 }) }),
   fc.record({ kind: fc.constant('nextMonth' as const) }),
   fc.record({ kind: fc.constant('sweep' as const) }),
 );
@@ -124,9 +131,11 @@ async function apply(biz: TestBusiness, ids: string[], o: Op) {
           allocations = [{ transaction_id: id, amount_paise: part }];
         }
       }
+      const today = localDate('Asia/Kolkata', h.clock.now());
       res = await biz.post(`/v1/contacts/${contactId}/payments`, {
         amount_paise: o.amount,
         ...(allocations && { allocations }),
+        ...(o.back !== null && { received_on: addDays(today, -o.back) }),
       });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       receipts.push((res.body as { data: { receipt: { id: string } } }).data.receipt.id);
@@ -149,8 +158,20 @@ async function apply(biz: TestBusiness, ids: string[], o: Op) {
       await h.services.contactMerge.merge(biz.business, await idOf(o.keep), await idOf(o.merge));
       break;
     }
+    case 'erase': {
+      const contact = await biz.post('/v1/contacts', { name: `Property Buyer ${o.contact}` });
+      await eraseContact(
+        { db: h.store.db, clock: h.clock },
+        biz.business.id,
+        (contact.body as { data: { id: string } }).data.id,
+      );
+      break;
+    }
     case 'nextDay':
       h.clock.advance(DAY);
+      break;
+    case 'hours':
+      h.clock.advance(o.hours * 3_600_000);
       break;
     case 'nextMonth':
       h.clock.advance(30 * DAY);
@@ -162,6 +183,45 @@ async function apply(biz: TestBusiness, ids: string[], o: Op) {
   // Refusals (400 over the balance, 404 deleted, 409 paid) are part of the game; a 5xx never is.
   if (res) expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
 }
+
+/**
+ * A contact's statement of [from, to] recomputed from its rows alone: dues not deleted on the
+ * business-local date they were created, receipts on their received_on, reversals and adjustments
+ * on the local date they were made.
+ */
+async function statementFromRows(contactId: string, from: string, to: string) {
+  const db = h.store.db;
+  const local = (at: string) => localDate('Asia/Kolkata', new Date(at));
+  const moves: { date: string; paise: number }[] = [];
+  for (const d of await db.selectFrom('transactions').selectAll().where('contact_id', '=', contactId).execute()) {
+    if (d.deleted_at === null) moves.push({ date: local(d.created_at), paise: Number(d.amount_paise) });
+  }
+  for (const r of await db.selectFrom('receipts').selectAll().where('contact_id', '=', contactId).execute()) {
+    moves.push({ date: r.received_on, paise: -Number(r.amount_paise) });
+    if (r.reversed_at !== null) moves.push({ date: local(r.reversed_at), paise: Number(r.amount_paise) });
+  }
+  for (const a of await db.selectFrom('adjustments').selectAll().where('contact_id', '=', contactId).execute()) {
+    moves.push({ date: local(a.created_at), paise: -Number(a.amount_paise) });
+  }
+  const sum = (keep: (date: string) => boolean) => moves.filter((m) => keep(m.date)).reduce((s, m) => s + m.paise, 0);
+  return {
+    opening_balance_paise: sum((d) => d < from),
+    closing_balance_paise: sum((d) => d <= to),
+    entries: moves.filter((m) => m.date >= from && m.date <= to).length,
+  };
+}
+
+/** Periods of statements to check: from a day (days from 2026-11-21, or a month's first), so many days long. */
+const periodsArb = fc.array(
+  fc.record({
+    from: fc.oneof(
+      fc.integer({ min: -150, max: 120 }).map((d) => addDays('2026-11-21', d)),
+      fc.constantFrom('2026-08-01', '2026-10-01', '2026-11-01', '2026-12-01', '2027-01-01', '2027-02-01'),
+    ),
+    days: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 120 })),
+  }),
+  { minLength: 1, maxLength: 3 },
+);
 
 /** The summary, aging and each contact's balances, recomputed from the stored rows alone. */
 async function recompute(businessId: string, today: string) {
@@ -276,7 +336,7 @@ describe('totals under any sequence of changes', () => {
     'the summary, aging and every contact balance equal a recomputation from the rows',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), periodsArb, async (ops, periods) => {
           h.clock.set(NOW);
           const biz = await h.newBusiness();
           const ids: string[] = [];
@@ -293,6 +353,21 @@ describe('totals under any sequence of changes', () => {
               .data;
             expect(statement.opening_balance_paise).toBe(0);
             expect(statement.closing_balance_paise).toBe(balances.balance_paise);
+            // Any period's opening and closing balance (from the kept months and the period's rows)
+            // equal the sums of the rows before and up to it.
+            for (const p of periods) {
+              const to = addDays(p.from, p.days);
+              const s = (await biz.get(`/v1/contacts/${contactId}/statement?from=${p.from}&to=${to}`)).body.data;
+              const rows = await statementFromRows(contactId, p.from, to);
+              expect(
+                { ...rows, entries: s.entries.length },
+                `${contactId} ${p.from}..${to}: ${JSON.stringify(s)}`,
+              ).toEqual({
+                opening_balance_paise: s.opening_balance_paise,
+                closing_balance_paise: s.closing_balance_paise,
+                entries: rows.entries,
+              });
+            }
           }
           // Every kept figure (totals, per-day and per-month aggregates, dues' balances) as `verify` recomputes it.
           expect(await verifiedDifferences(biz.business.id)).toEqual([]);
@@ -300,13 +375,38 @@ describe('totals under any sequence of changes', () => {
         {
           numRuns: 15,
           examples: [
+            // A receipt received before the month of its entry, late-evening entries whose UTC
+            // month is the month before the business's, a merge and an erase: statements from
+            // the first of each month and from a day inside one.
+            [
+              [
+                { kind: 'create', contact: 0, amount: 9_000, date: '2026-11-25', byId: false },
+                ...Array.from({ length: 9 }, () => ({ kind: 'nextDay' as const })),
+                // 2026-11-30 19:30 UTC: 1 December in Kolkata.
+                { kind: 'hours', hours: 13 },
+                { kind: 'create', contact: 1, amount: 4_000, date: '2026-12-30', byId: false },
+                { kind: 'receipt', contact: 0, amount: 2_500, due: null, back: 40 },
+                { kind: 'adjust', due: 1, amount: 500, type: 'tds' },
+                { kind: 'receipt', contact: 1, amount: 1_000, due: null, back: null },
+                { kind: 'reverse', receipt: 1 },
+                { kind: 'merge', keep: 0, merge: 1 },
+                { kind: 'erase', contact: 0 },
+                { kind: 'delete', due: 0 },
+              ],
+              [
+                { from: '2026-12-01', days: 0 },
+                { from: '2026-11-20', days: 5 },
+                { from: '2026-10-01', days: 30 },
+              ],
+            ],
             // Reversing the receipt that paid a contact's only paid due leaves it no score row.
             [
               [
                 { kind: 'create', contact: 2, amount: 1, date: '2026-10-27', byId: false },
-                { kind: 'receipt', contact: 2, amount: 1, due: null },
+                { kind: 'receipt', contact: 2, amount: 1, due: null, back: null },
                 { kind: 'reverse', receipt: 0 },
               ],
+              [{ from: '2026-11-01', days: 60 }],
             ],
             // Credit used by new dues (by id and by name), a receipt with an explicit allocation, and
             // the reversal of a receipt whose credit a due used (409), then of that due's receipt.
@@ -314,14 +414,15 @@ describe('totals under any sequence of changes', () => {
               [
                 { kind: 'create', contact: 0, amount: 20_000, date: '2026-11-01', byId: false },
                 { kind: 'create', contact: 0, amount: 10_000, date: '2026-11-25', byId: true },
-                { kind: 'receipt', contact: 0, amount: 15_000, due: 1 },
-                { kind: 'receipt', contact: 0, amount: 30_000, due: null },
+                { kind: 'receipt', contact: 0, amount: 15_000, due: 1, back: null },
+                { kind: 'receipt', contact: 0, amount: 30_000, due: null, back: null },
                 { kind: 'create', contact: 0, amount: 4_000, date: '2026-11-28', byId: true },
                 { kind: 'create', contact: 0, amount: 3_000, date: '2026-11-29', byId: false },
                 { kind: 'reverse', receipt: 1 },
                 { kind: 'reverse', receipt: 0 },
                 { kind: 'nextMonth' },
               ],
+              [{ from: '2026-11-01', days: 60 }],
             ],
             // A merge: one buyer's credit meets the other's open dues (used oldest first), a paid
             // due's score moves, and the receipt whose credit the merge used cannot be reversed (409).
@@ -331,13 +432,14 @@ describe('totals under any sequence of changes', () => {
                 { kind: 'create', contact: 0, amount: 8_000, date: '2026-11-25', byId: true },
                 { kind: 'create', contact: 1, amount: 5_000, date: '2026-10-01', byId: false },
                 { kind: 'payRest', due: 2 },
-                { kind: 'receipt', contact: 1, amount: 25_000, due: null },
+                { kind: 'receipt', contact: 1, amount: 25_000, due: null, back: null },
                 { kind: 'merge', keep: 0, merge: 1 },
                 { kind: 'reverse', receipt: 0 },
                 { kind: 'create', contact: 1, amount: 1_000, date: '2026-11-30', byId: false },
                 { kind: 'merge', keep: 1, merge: 0 },
                 { kind: 'nextMonth' },
               ],
+              [{ from: '2026-11-01', days: 60 }],
             ],
           ],
         },
@@ -376,7 +478,13 @@ describe('totals under any sequence of changes', () => {
       })),
       // Receipts leaving credit among the creates, and reversals of them (an explicit allocation
       // could meet a balance already lowered: the sequential runs have those).
-      ...Array.from({ length: 6 }, (_, i) => ({ kind: 'receipt' as const, contact: i % 3, amount: 9_000, due: null })),
+      ...Array.from({ length: 6 }, (_, i) => ({
+        kind: 'receipt' as const,
+        contact: i % 3,
+        amount: 9_000,
+        due: null,
+        back: null,
+      })),
       ...Array.from({ length: 3 }, (_, i) => ({ kind: 'reverse' as const, receipt: i })),
       ...Array.from({ length: 10 }, (_, i) => ({ kind: 'payPart' as const, due: i, amount: 300 })),
       ...Array.from({ length: 5 }, (_, i) => ({ kind: 'markPaid' as const, due: 10 + i })),

@@ -51,6 +51,7 @@ describe('verify', () => {
       'receipts',
       'contact_balances',
       'contact_scores',
+      'ledger_months',
     ]);
   });
 
@@ -133,6 +134,24 @@ describe('verify', () => {
     );
     expect(report.differences).toMatchObject([
       { check: 'contact_scores', subject: `contact ${paidContact}`, field: 'weighted' },
+    ]);
+    expect((await verifyBiz()).ok).toBe(true);
+  });
+
+  it("names a contact's statement month that is off", async () => {
+    const contact = ledger.dues[0]?.contact_id as string;
+    const where = `contact_id = '${contact}' and month = '2026-11'`;
+    const report = await corrupted(
+      `update contact_ledger_months set paise = paise + 3 where ${where}`,
+      `update contact_ledger_months set paise = paise - 3 where ${where}`,
+    );
+    expect(report.differences).toEqual([
+      expect.objectContaining({
+        check: 'ledger_months',
+        subject: `contact ${contact} month 2026-11`,
+        field: 'paise',
+        kept: Number(report.differences[0]?.expected) + 3,
+      }),
     ]);
     expect((await verifyBiz()).ok).toBe(true);
   });

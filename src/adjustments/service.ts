@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { AdjustmentTable, Db, Executor } from '../db/schema.js';
 import { nextUpdatedAt } from '../db/updated-at.js';
@@ -6,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import { localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import * as aggregates from '../totals/aggregates.js';
+import { adjustmentEntry, dueEntry } from '../transactions/audit.js';
 import { balanceOf } from '../transactions/domain.js';
 import { afterBalanceChange } from '../transactions/payments.js';
 import * as dues from '../transactions/repository.js';
@@ -78,6 +80,7 @@ export async function adjustIn(
     moneyPaise: 0,
   });
   const transaction = { ...current, ...change };
+  await recordAudit(trx, business.id, now, [adjustmentEntry(adjustment), dueEntry('adjusted', current, transaction)]);
   await afterBalanceChange(trx, business, transaction, settles, now);
   return { adjustment, transaction };
 }

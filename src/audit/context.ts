@@ -17,6 +17,12 @@ export interface AuditContext {
 /** Work done outside any request or chat command: the CLI, the workers, the gateway, the bank auto-match. */
 export const SYSTEM_ACTOR: AuditActor = Object.freeze({ type: 'system', id: null, name: null });
 
+/**
+ * The operator's admin CLI (cli/run.ts runs every command as it): the system, as the API documents
+ * it (no id, no name), set explicitly so that no context a command inherits can name anyone else.
+ */
+export const CLI_ACTOR: AuditActor = SYSTEM_ACTOR;
+
 const storage = new AsyncLocalStorage<AuditContext>();
 
 /**

@@ -1,3 +1,4 @@
+import { type AuditChange, recordAudit } from '../audit/record.js';
 import type { CacheNamespace } from '../cache/cache.js';
 import type { Db, Executor, KeySource } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -20,6 +21,25 @@ export function hashApiKey(key: string): string {
 
 function newApiKey(): string {
   return KEY_PREFIX + randomToken(30);
+}
+
+/** What the audit log keeps of a key (PRODUCT part 23): its prefix and where it came from, never the key or its hash. */
+function keyIssued(row: { id: string; key_prefix: string; source: KeySource }): AuditChange {
+  return {
+    action: 'api_key.created',
+    entity: 'api_key',
+    entityId: row.id,
+    changes: { prefix: [null, row.key_prefix], source: [null, row.source] },
+  };
+}
+
+function keyRevoked(row: { id: string; key_prefix: string }, at: string): AuditChange {
+  return {
+    action: 'api_key.revoked',
+    entity: 'api_key',
+    entityId: row.id,
+    changes: { prefix: [row.key_prefix, row.key_prefix], revoked_at: [null, at] },
+  };
 }
 
 /**
@@ -53,18 +73,31 @@ export class ApiKeys {
     return keys && `${keys.otherCommits()}:${this.#ownWrites}`;
   }
 
-  /** A new key stored in the caller's transaction (a new business's first key). */
+  /**
+   * A new key stored in the caller's transaction (a new business's first key: it comes with the
+   * business, before the business's audit log begins, so it has no entry of its own).
+   */
   async issueIn(trx: Executor, businessId: string): Promise<string> {
     const apiKey = newApiKey();
     await this.storeKey(trx, businessId, apiKey);
     return apiKey;
   }
 
+  /** A further key of the business and its audit entry, in the caller's transaction. */
+  async #issueAudited(trx: Executor, businessId: string, source: KeySource): Promise<string> {
+    const apiKey = newApiKey();
+    await recordAudit(trx, businessId, this.deps.clock.now(), [
+      keyIssued(await this.storeKey(trx, businessId, apiKey, source)),
+    ]);
+    return apiKey;
+  }
+
   /** Issues an additional key; existing keys keep working until revoked. */
   async issueKey(businessId: string, source: KeySource = 'cli'): Promise<string> {
-    if (!(await repo.findBusiness(this.deps.db, businessId))) throw errors.notFound('business');
-    const apiKey = newApiKey();
-    await this.storeKey(this.deps.db, businessId, apiKey, source);
+    const apiKey = await this.deps.db.transaction().execute(async (trx) => {
+      if (!(await repo.findBusiness(trx, businessId))) throw errors.notFound('business');
+      return this.#issueAudited(trx, businessId, source);
+    });
     this.#ownWrites++;
     return apiKey;
   }
@@ -81,9 +114,7 @@ export class ApiKeys {
       if (active.length >= MAX_ACTIVE_KEYS) {
         throw errors.conflict(`at most ${MAX_ACTIVE_KEYS} API keys can be active; revoke one to issue another`);
       }
-      const key = newApiKey();
-      await this.storeKey(trx, businessId, key, 'dashboard');
-      return key;
+      return this.#issueAudited(trx, businessId, 'dashboard');
     });
     this.#ownWrites++;
     return apiKey;
@@ -106,10 +137,10 @@ export class ApiKeys {
         if (!oldestChat) return { apiKey: null, activeKeys: active.length } as const;
         const at = this.deps.clock.now().toISOString();
         await repo.revokeKeyById(trx, oldestChat.id, at, businessId);
+        await recordAudit(trx, businessId, at, [keyRevoked({ id: oldestChat.id, key_prefix: oldestChat.prefix }, at)]);
         revoked = { ...oldestChat, revoked_at: at };
       }
-      const apiKey = newApiKey();
-      await this.storeKey(trx, businessId, apiKey, 'chat');
+      const apiKey = await this.#issueAudited(trx, businessId, 'chat');
       return { apiKey, revoked };
     });
     this.#ownWrites++;
@@ -127,15 +158,25 @@ export class ApiKeys {
    */
   async revokeKeyById(keyId: string, businessId?: string): Promise<boolean> {
     if (!isUuid(keyId)) return false;
-    const revoked = await repo.revokeKeyById(this.deps.db, keyId, this.deps.clock.now().toISOString(), businessId);
+    const at = this.deps.clock.now().toISOString();
+    const revoked = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await repo.revokeKeyById(trx, keyId, at, businessId);
+      if (row) await recordAudit(trx, row.business_id, at, [keyRevoked(row, at)]);
+      return row;
+    });
     this.#ownWrites++;
     return revoked !== undefined;
   }
 
   async revokeKey(apiKey: string): Promise<boolean> {
-    const result = await repo.revokeKeyByHash(this.deps.db, hashApiKey(apiKey), this.deps.clock.now().toISOString());
+    const at = this.deps.clock.now().toISOString();
+    const revoked = await this.deps.db.transaction().execute(async (trx) => {
+      const row = await repo.revokeKeyByHash(trx, hashApiKey(apiKey), at);
+      if (row) await recordAudit(trx, row.business_id, at, [keyRevoked(row, at)]);
+      return row;
+    });
     this.#ownWrites++;
-    return Number(result.numUpdatedRows) > 0;
+    return revoked !== undefined;
   }
 
   /** Writes `last_used_at` when it is a minute old in this process (KeyUseTracker): cheap enough for every request. */
@@ -173,20 +214,17 @@ export class ApiKeys {
     return found;
   }
 
-  private async storeKey(
-    db: Parameters<typeof repo.insertApiKey>[0],
-    businessId: string,
-    apiKey: string,
-    source: KeySource = 'cli',
-  ) {
+  private async storeKey(trx: Executor, businessId: string, apiKey: string, source: KeySource = 'cli') {
     const now = this.deps.clock.now();
-    await repo.insertApiKey(db, {
+    const row = {
       id: uuidv7(now.getTime()),
       business_id: businessId,
       key_hash: hashApiKey(apiKey),
       key_prefix: apiKey.slice(0, KEY_PREFIX.length + 4),
       created_at: now.toISOString(),
       source,
-    });
+    };
+    await repo.insertApiKey(trx, row);
+    return row;
   }
 }

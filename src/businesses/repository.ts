@@ -31,6 +31,11 @@ export function lockBusiness(db: Executor, businessId: string) {
   return db.selectFrom('businesses').select('id').where('id', '=', businessId).$call(lockedRows(db)).executeTakeFirst();
 }
 
+/** The business's row, locked until the transaction ends (a change's audit entry is made from it). */
+export function findBusinessLocked(db: Executor, businessId: string) {
+  return db.selectFrom('businesses').selectAll().where('id', '=', businessId).$call(lockedRows(db)).executeTakeFirst();
+}
+
 export function insertApiKey(
   db: Executor,
   row: {
@@ -70,6 +75,7 @@ export function revokeKeyByHash(db: Executor, keyHash: string, at: string) {
     .set({ revoked_at: at })
     .where('key_hash', '=', keyHash)
     .where('revoked_at', 'is', null)
+    .returning(['id', 'key_prefix', 'business_id'])
     .executeTakeFirst();
 }
 

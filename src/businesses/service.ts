@@ -1,3 +1,4 @@
+import { diff, recordAudit } from '../audit/record.js';
 import type { Db, KeySource } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -37,6 +38,17 @@ export interface UpdateBusinessInput {
 }
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** The settings a change of which the audit log records (PRODUCT part 23), before and after. */
+const AUDITED_SETTINGS = [
+  'name',
+  'language',
+  'upi_id',
+  'reminders_paused',
+  'reminder_steps',
+  'plan',
+  'plan_expires_at',
+] as const satisfies readonly (keyof repo.BusinessRow)[];
 
 /** Stored as written canonically ("-3,0,7,30"); dues created from now on follow it. */
 function checkReminderSteps(text: string): string {
@@ -167,8 +179,19 @@ export class BusinessService {
       }
       patch.upi_id = input.upiId;
     }
-    patch.updated_at = this.deps.clock.now().toISOString();
-    const updated = await repo.updateBusiness(this.deps.db, id, patch);
+    const now = this.deps.clock.now().toISOString();
+    patch.updated_at = now;
+    // The change and its audit entry (each setting that changed, before and after) commit together.
+    const updated = await this.deps.db.transaction().execute(async (trx) => {
+      const before = await repo.findBusinessLocked(trx, id);
+      if (!before) return undefined;
+      const after = await repo.updateBusiness(trx, id, patch);
+      const changes = diff(before, after, AUDITED_SETTINGS);
+      if (after && Object.keys(changes).length > 0) {
+        await recordAudit(trx, id, now, [{ action: 'business.updated', entity: 'business', entityId: id, changes }]);
+      }
+      return after;
+    });
     this.#keys.changed();
     if (!updated) throw errors.notFound('business');
     return updated;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { CLI_ACTOR, runAs } from '../audit/context.js';
 import { AppError, isClientError, RowsError } from '../errors.js';
 import { checkIds, OPTIONS, UsageError, type Values } from './args.js';
 import { COMMANDS, type CommandEntry } from './commands/index.js';
@@ -67,7 +68,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const ctx = createContext(io, json, found.args);
   try {
     const { default: command } = await found.entry.load();
-    const result = await command.run(values, ctx);
+    // What a command changes is audited as done by the operator's CLI (audit/context.ts).
+    const result = await runAs(CLI_ACTOR, () => command.run(values, ctx));
     if (result) io.out(json ? JSON.stringify(result.json) : result.text);
     return result?.exitCode ?? 0;
   } catch (error) {

@@ -145,6 +145,30 @@ export async function moveContactRows(db: Executor, businessId: string, from: st
   await db.updateTable('chat_messages').set({ contact_id: to }).where('contact_id', '=', from).execute();
 }
 
+/**
+ * The merged contact's kept statement months (contact_ledger_months) added into the kept one's,
+ * month by month, then removed: O(months). Their triggers watch amounts, not contact_id.
+ */
+export async function moveLedgerMonths(db: Executor, businessId: string, from: string, to: string) {
+  await db
+    .insertInto('contact_ledger_months')
+    .columns(['contact_id', 'month', 'business_id', 'paise'])
+    .expression(
+      db
+        .selectFrom('contact_ledger_months as m')
+        .innerJoin('contacts as kept', 'kept.business_id', 'm.business_id')
+        .select(['kept.id', 'm.month', 'm.business_id', 'm.paise'])
+        .where('m.contact_id', '=', from)
+        .where('kept.id', '=', to)
+        .where('m.business_id', '=', businessId),
+    )
+    .onConflict((oc) =>
+      oc.columns(['contact_id', 'month']).doUpdateSet({ paise: sql`contact_ledger_months.paise + excluded.paise` }),
+    )
+    .execute();
+  await db.deleteFrom('contact_ledger_months').where('contact_id', '=', from).execute();
+}
+
 /** Bank credits waiting for the owner whose suggestions name the merged contact. */
 export function creditsSuggesting(db: Executor, businessId: string, contactId: string) {
   return db

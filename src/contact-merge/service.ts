@@ -83,6 +83,7 @@ export class ContactMergeService {
       const audited = await repo.movedIds(trx, business.id, mergedId);
       await repo.moveDues(trx, business.id, mergedId, keptId, at);
       await repo.moveContactRows(trx, business.id, mergedId, keptId);
+      await repo.moveLedgerMonths(trx, business.id, mergedId, keptId);
       for (const credit of await repo.creditsSuggesting(trx, business.id, mergedId)) {
         await repo.setSuggestions(trx, credit.id, renameInSuggestions(credit.suggestions, mergedId, keptId));
       }

@@ -137,6 +137,18 @@ export interface ContactScoreTable {
   terms: number;
 }
 
+/**
+ * Kept: per contact and month, what moved its statement balance in that month (debits less
+ * credits), kept by triggers (migration 2026-11-30T03-00): a statement's opening balance.
+ */
+export interface ContactLedgerMonthTable {
+  contact_id: string;
+  /** `YYYY-MM`: a due's, adjustment's or reversal's UTC month, a receipt's received_on month */
+  month: string;
+  business_id: string;
+  paise: number;
+}
+
 /** Words of contact names and their one-deletion variants: the fuzzy-search index (contacts/fuzzy.ts). */
 export interface ContactNameTermTable {
   business_id: string;
@@ -603,6 +615,7 @@ export interface Database {
   contacts: ContactTable;
   contact_name_terms: ContactNameTermTable;
   contact_scores: ContactScoreTable;
+  contact_ledger_months: ContactLedgerMonthTable;
   transactions: TransactionTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;

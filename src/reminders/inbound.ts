@@ -1,3 +1,4 @@
+import { runAs } from '../audit/context.js';
 import { MAX_ACTIVE_KEYS } from '../businesses/keys.js';
 import { findBusinessesByPhone } from '../businesses/repository.js';
 import type { BusinessService } from '../businesses/service.js';
@@ -193,7 +194,10 @@ export class ChatInboundService {
         );
         continue;
       }
-      const issued = await businesses.issueChatKey(business.id);
+      // Asked for by the business's own phone: the owner (whose user id is the business's) over chat.
+      const issued = await runAs({ type: 'chat', id: business.id, name: business.name }, () =>
+        businesses.issueChatKey(business.id),
+      );
       await channel.send(
         { kind: 'text', to: phone, text: chatKeyText(business, issued) },
         { purpose: 'reply', businessId: business.id },

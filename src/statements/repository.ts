@@ -1,44 +1,60 @@
 import type { Executor } from '../db/schema.js';
 
 /**
- * What a statement reads, each from `fromInstant` (or `fromDate`) on, by the contact's indexes:
- * O(entries since the period's start). Deleted dues are left out (they have no payments nor
- * adjustments, so they leave the account whole).
+ * What a statement reads, by the contact's indexes: the kept months before the period's month
+ * (O(months)), then each kind of entry from that month's start to the end of the period (O(entries
+ * in the period and in the days of its first month before it)). `since`/`until` are instants (ISO),
+ * `sinceDate`/`toDate` business-local dates; `until` is excluded. Deleted dues are left out (they
+ * have no payments nor adjustments, so they leave the account whole).
  */
-export function duesSince(db: Executor, contactId: string, fromInstant: string) {
+export async function monthsBefore(db: Executor, contactId: string, month: string): Promise<number> {
+  const row = await db
+    .selectFrom('contact_ledger_months')
+    .select((eb) => eb.fn.sum<number | string | null>('paise').as('paise'))
+    .where('contact_id', '=', contactId)
+    .where('month', '<', month)
+    .executeTakeFirst();
+  return Number(row?.paise ?? 0);
+}
+
+export function duesBetween(db: Executor, contactId: string, since: string, until: string) {
   return db
     .selectFrom('transactions')
     .select(['id', 'amount_paise', 'due_date', 'invoice_number', 'created_at'])
     .where('contact_id', '=', contactId)
-    .where('created_at', '>=', fromInstant)
+    .where('created_at', '>=', since)
+    .where('created_at', '<', until)
     .where('deleted_at', 'is', null)
     .execute();
 }
 
-export function receiptsReceivedSince(db: Executor, contactId: string, fromDate: string) {
+export function receiptsReceivedBetween(db: Executor, contactId: string, sinceDate: string, toDate: string) {
   return db
     .selectFrom('receipts')
     .select(['id', 'amount_paise', 'utr', 'payment_method', 'received_on', 'created_at', 'reversed_at'])
     .where('contact_id', '=', contactId)
-    .where('received_on', '>=', fromDate)
+    .where('received_on', '>=', sinceDate)
+    .where('received_on', '<=', toDate)
     .execute();
 }
 
-export function reversalsSince(db: Executor, contactId: string, fromInstant: string) {
+export function reversalsBetween(db: Executor, contactId: string, since: string, until: string) {
   return db
     .selectFrom('receipts')
     .select(['id', 'amount_paise', 'reversed_at', 'reversal_reason'])
     .where('contact_id', '=', contactId)
-    .where('reversed_at', '>=', fromInstant)
+    .where('reversed_at', '>=', since)
+    .where('reversed_at', '<', until)
     .execute();
 }
 
-export function adjustmentsSince(db: Executor, contactId: string, fromInstant: string) {
+export function adjustmentsBetween(db: Executor, contactId: string, since: string, until: string) {
   return db
     .selectFrom('adjustments')
     .select(['id', 'transaction_id', 'kind', 'amount_paise', 'reason', 'created_at'])
     .where('contact_id', '=', contactId)
-    .where('created_at', '>=', fromInstant)
+    .where('created_at', '>=', since)
+    .where('created_at', '<', until)
     .execute();
 }
 

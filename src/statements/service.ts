@@ -6,18 +6,21 @@ import type { Clock } from '../lib/clock.js';
 import { addDays, instantAt, isCalendarDate, localDate } from '../lib/dates.js';
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as repo from './repository.js';
-import { agingOf, buildStatement, type StatementItem } from './statement.js';
+import { agingOf, buildStatement, firstReadMonth, type StatementItem } from './statement.js';
 
 /** How far back a statement goes without `from`. */
 const DEFAULT_DAYS = 90;
+const MAX_DATE = '9999-12-31';
 
 export class StatementService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
   /**
-   * The statement of a contact's account over [from, to] (business-local dates). The contact is
-   * locked while it is read: every change to the account moves the contact's kept balance, so the
-   * balance and the rows are read as of one moment.
+   * The statement of a contact's account over [from, to] (business-local dates): the opening
+   * balance from the contact's kept months (contact_ledger_months) and the entries of the first
+   * month read before `from`, then the period's entries; O(months + entries in the period), however
+   * long the history after it. The contact is locked while it is read: every change to the
+   * account moves the contact's kept balance, so the months and the rows are read as of one moment.
    */
   async get(business: BusinessRow, contactId: string, query: { from?: string | undefined; to?: string | undefined }) {
     const today = localDate(business.timezone, this.deps.clock.now());
@@ -28,17 +31,21 @@ export class StatementService {
     const to = query.to ?? today;
     const from = query.from ?? addDays(to, -DEFAULT_DAYS);
     if (from > to) throw errors.invalid('from', 'from must not be after to');
-    const fromInstant = instantAt(business.timezone, from, 0).toISOString();
     const tz = business.timezone;
+    const fromInstant = instantAt(tz, from, 0).toISOString();
+    // The day after 9999-12-31 has no ISO text of four digits: nothing is recorded that late.
+    const untilInstant = to < MAX_DATE ? instantAt(tz, addDays(to, 1), 0).toISOString() : `${MAX_DATE}T23:59:59.999Z`;
+    const first = firstReadMonth(from, fromInstant);
     const local = (at: string) => localDate(tz, new Date(at));
     return this.deps.db.transaction().execute(async (trx) => {
       const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
       if (!contact) throw errors.notFound('contact');
-      const [dues, receipts, reversals, adjustments, open] = [
-        await repo.duesSince(trx, contactId, fromInstant),
-        await repo.receiptsReceivedSince(trx, contactId, from),
-        await repo.reversalsSince(trx, contactId, fromInstant),
-        await repo.adjustmentsSince(trx, contactId, fromInstant),
+      const [before, dues, receipts, reversals, adjustments, open] = [
+        await repo.monthsBefore(trx, contactId, first.month),
+        await repo.duesBetween(trx, contactId, first.instant, untilInstant),
+        await repo.receiptsReceivedBetween(trx, contactId, first.date, to),
+        await repo.reversalsBetween(trx, contactId, first.instant, untilInstant),
+        await repo.adjustmentsBetween(trx, contactId, first.instant, untilInstant),
         await repo.openDuesOf(trx, contactId),
       ];
       const items: StatementItem[] = [
@@ -91,7 +98,7 @@ export class StatementService {
           detail: { adjustmentKind: a.kind, reason: a.reason },
         })),
       ];
-      const statement = buildStatement(Number(contact.balance_paise), items, from, to);
+      const statement = buildStatement(before, items, from, to);
       const aging = agingOf(
         open.map((d) => ({
           dueDate: d.due_date,

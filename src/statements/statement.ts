@@ -68,21 +68,36 @@ function compare(a: StatementItem, b: StatementItem): number {
 }
 
 /**
- * The statement of [from, to] given every item dated from `from` on (later ones too) and the
- * account's balance now: the opening balance is today's less what happened since `from`, so the
- * read never goes back before the period.
+ * The month an entry is kept in (contact_ledger_months): `YYYY-MM` of an instant (ISO, UTC) or of
+ * a date.
  */
-export function buildStatement(
-  balanceNow: number,
-  items: readonly StatementItem[],
-  from: string,
-  to: string,
-): Statement {
-  const since = items.filter((i) => i.date >= from);
-  const opening = balanceNow - since.reduce((s, i) => s + i.debitPaise - i.creditPaise, 0);
+export function ledgerMonth(dateOrInstant: string): string {
+  return dateOrInstant.slice(0, 7);
+}
+
+/**
+ * The kept month a statement's reads start from: every month before it lies wholly before the
+ * period, for the entries dated by their received_on (`from`) and for those dated by an instant
+ * (`fromInstant`, `from`'s first instant in the business's time zone, whose UTC month may be the
+ * one before). The reads start at its first day (and its first instant, UTC).
+ */
+export function firstReadMonth(from: string, fromInstant: string): { month: string; date: string; instant: string } {
+  const a = ledgerMonth(from);
+  const b = ledgerMonth(fromInstant);
+  const month = a < b ? a : b;
+  return { month, date: `${month}-01`, instant: `${month}-01T00:00:00.000Z` };
+}
+
+/**
+ * The statement of [from, to] given the sum of the kept months before the first month read
+ * (`before`) and every item dated from that month on: the items before `from` complete the
+ * opening balance, those of [from, to] are its entries, later ones are left out.
+ */
+export function buildStatement(before: number, items: readonly StatementItem[], from: string, to: string): Statement {
+  const opening = items.filter((i) => i.date < from).reduce((s, i) => s + i.debitPaise - i.creditPaise, before);
   let balance = opening;
   const entries: StatementEntry[] = [];
-  for (const item of since.filter((i) => i.date <= to).sort(compare)) {
+  for (const item of items.filter((i) => i.date >= from && i.date <= to).sort(compare)) {
     balance += item.debitPaise - item.creditPaise;
     entries.push({
       date: item.date,

@@ -1,3 +1,4 @@
+import { type AuditChange, recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { removeSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
@@ -8,6 +9,7 @@ import { recordEvent } from '../outbox/events.js';
 import { rescheduleSequence } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { type Allocation, AllocationError, checkExplicit, planCreditUse, planReceipt } from './allocate.js';
+import { dueEntry, duePaidEntry, receiptEntry, receiptRecordedEntries } from './audit.js';
 import { balanceOf, storedOpenStatus } from './domain.js';
 import { applyToDue, newReceipt, type PaymentInput } from './payments.js';
 import { transactionEventData } from './presenter.js';
@@ -17,7 +19,8 @@ import * as dues from './repository.js';
 /**
  * A buyer's account in the caller's database transaction: receipts allocated to dues, credit used
  * by new or reopened dues, and reversals. The plans come from allocate.ts (pure); this module
- * reads the rows they need (locked) and writes what they decide, with the totals and events.
+ * reads the rows they need (locked) and writes what they decide, with the totals, the events and
+ * the audit entries (audit.ts).
  */
 
 export interface ReceiptInput extends PaymentInput {
@@ -101,6 +104,7 @@ export async function recordReceiptIn(
   await repo.insertReceipt(trx, receipt);
   const allocations: PaymentTable[] = [];
   const changed: dues.TransactionView[] = [];
+  const paid: { before: dues.TransactionView; after: dues.TransactionView }[] = [];
   for (const a of plan.allocations) {
     const due = rows.get(a.transactionId) as dues.TransactionView;
     const recorded = await applyToDue(
@@ -112,11 +116,13 @@ export async function recordReceiptIn(
     );
     allocations.push(recorded.payment);
     changed.push(recorded.transaction);
+    paid.push({ before: due, after: recorded.transaction });
   }
   if (plan.creditPaise > 0) {
     await moveCredit(trx, business, contactId, plan.creditPaise, now);
     await aggregates.addMonthMoney(trx, business.id, localMonth(business.timezone, now), plan.creditPaise);
   }
+  await recordAudit(trx, business.id, now, receiptRecordedEntries(receipt, paid));
   return { receipt, allocations, transactions: changed };
 }
 
@@ -132,6 +138,7 @@ export async function useCreditIn(
   now: Date,
 ): Promise<Map<string, dues.TransactionView>> {
   const changed = new Map<string, dues.TransactionView>();
+  const audit: AuditChange[] = [];
   const contactIds = [...new Set(open.map((d) => d.contact_id))];
   // Every contact locked (id order) before its credit is read: a receipt of one of them that is
   // leaving credit right now is waited for, and its credit seen.
@@ -140,6 +147,7 @@ export async function useCreditIn(
     const credits = (await repo.lockCreditReceipts(trx, contact.id)).map((r) => ({
       receiptId: r.id,
       creditPaise: Number(r.credit_paise),
+      appliedPaise: Number(r.applied_paise),
       utr: r.utr,
       method: r.payment_method,
       applied: 0,
@@ -173,12 +181,20 @@ export async function useCreditIn(
         credit.creditPaise -= use.amountPaise;
         credit.applied += use.amountPaise;
       }
+      if (current !== due) audit.push(duePaidEntry(due, current));
       changed.set(current.id, current);
     }
     const used = credits.reduce((sum, c) => sum + c.applied, 0);
     if (used > 0) await moveCredit(trx, business, contact.id, -used, now);
     for (const c of credits) {
       if (c.applied === 0) continue;
+      audit.push(
+        receiptEntry(
+          'applied',
+          { id: c.receiptId, applied_paise: c.appliedPaise, credit_paise: c.creditPaise + c.applied },
+          { id: c.receiptId, applied_paise: c.appliedPaise + c.applied, credit_paise: c.creditPaise },
+        ),
+      );
       await trx
         .updateTable('receipts')
         .set((eb) => ({
@@ -189,6 +205,7 @@ export async function useCreditIn(
         .execute();
     }
   }
+  await recordAudit(trx, business.id, now, audit);
   return changed;
 }
 
@@ -228,6 +245,7 @@ export async function reverseReceiptIn(
     allocations.map((a) => a.transaction_id),
   );
   const byId = new Map(locked.map((d) => [d.id, d]));
+  const audit: AuditChange[] = [];
   for (const a of allocations) {
     const due = byId.get(a.transaction_id) as dues.TransactionView;
     const wasPaid = due.open === 0;
@@ -255,6 +273,7 @@ export async function reverseReceiptIn(
     });
     await dues.updateTransaction(trx, business.id, due.id, change);
     const after = { ...due, ...change } as dues.TransactionView;
+    audit.push(dueEntry('payment_reversed', due, after));
     // Reopened: its reminder sequence comes back, as for a due whose date moved (the steps still
     // ahead; none while the due or its contact is paused).
     if (wasPaid && after.reminders_paused !== 1) await rescheduleSequence(trx, business, after, now);
@@ -272,6 +291,7 @@ export async function reverseReceiptIn(
     await moveCredit(trx, business, receipt.contact_id, -Number(receipt.credit_paise), now);
   const reversed = { ...receipt, credit_paise: 0, reversed_at: at, reversal_reason: reason };
   await repo.updateReceipt(trx, receipt.id, { credit_paise: 0, reversed_at: at, reversal_reason: reason });
+  await recordAudit(trx, business.id, now, [receiptEntry('reversed', receipt, reversed), ...audit]);
   for (const due of byId.values()) {
     await recordEvent(trx, {
       businessId: business.id,

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -8,6 +9,7 @@ import { localDate } from '../lib/dates.js';
 import { recordEvent } from '../outbox/events.js';
 import { cancelScheduled, rescheduleSequence } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
+import { dueEntry } from './audit.js';
 import { balanceOf, type Recurrence, storedOpenStatus, storeRecurrence } from './domain.js';
 import { liveDue, openDue } from './live-due.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
@@ -27,7 +29,7 @@ function recurrenceOf(input: PatchTransactionInput['recurrence']): Recurrence | 
  * from the stored ones count as changes; none: nothing is written and no event is emitted.
  * Totals move by the old and new balance and date, the stored status follows a new date
  * (pending <-> overdue), the automatic reminder is rescheduled or cancelled, a series starts or
- * ends, and transaction.updated is emitted.
+ * ends, transaction.updated is emitted and audited (each field that changed, before and after).
  */
 export async function patchDue(
   trx: Executor,
@@ -136,6 +138,7 @@ export async function patchDue(
       at: now,
     });
   }
+  await recordAudit(trx, business.id, now, [dueEntry('updated', current, updated)]);
   if (change.recurs_next === 1) await extendSeries(trx, business, id, today, now);
   return updated;
 }
@@ -143,7 +146,8 @@ export async function patchDue(
 /**
  * DELETE of a due (PRODUCT part 10), inside the caller's transaction: only a due without
  * payments; the row stays (soft delete) with open = -1, it leaves the totals, its reminders are
- * cancelled, its series ends here, and transaction.deleted carries the due as it was.
+ * cancelled, its series ends here, and transaction.deleted carries the due as it was (the event,
+ * and the audit entry: every field before, null after).
  */
 export async function removeDue(trx: Executor, business: BusinessRow, id: string, now: Date): Promise<void> {
   const current = liveDue(await repo.lockTransaction(trx, business.id, id));
@@ -163,6 +167,7 @@ export async function removeDue(trx: Executor, business: BusinessRow, id: string
     balancePaise: balanceOf(current),
   });
   await cancelScheduled(trx, id, 'deleted', now);
+  await recordAudit(trx, business.id, now, [dueEntry('deleted', current, null)]);
   await recordEvent(trx, {
     businessId: business.id,
     type: 'transaction.deleted',

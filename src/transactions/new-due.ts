@@ -1,4 +1,4 @@
-import { type AuditChange, auditRows, diff } from '../audit/record.js';
+import { auditRows } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { writeDueForContact, writeRows } from '../db/port.js';
 import type { Executor, ReminderTable } from '../db/schema.js';
@@ -10,6 +10,7 @@ import { eventRows } from '../outbox/events.js';
 import { signalOutbox } from '../outbox/signal.js';
 import { remindersForNewDues } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
+import { dueEntry } from './audit.js';
 import { transactionEventData } from './presenter.js';
 import type { TransactionView } from './repository.js';
 
@@ -76,27 +77,11 @@ export function prepareDues(business: BusinessRow, dues: readonly NewDue[], now:
     rows,
     reminders: remindersForNewDues(business, rows, now),
     events: eventRows(createdEvents(business, rows, now)),
-    audit: auditRows(business.id, at, rows.map(createdEntry)),
-  };
-}
-
-/** A due's fields its audit entries show before and after. */
-export const DUE_AUDITED = [
-  'contact_id',
-  'amount_paise',
-  'due_date',
-  'invoice_number',
-  'notes',
-  'recurrence',
-  'status',
-] as const;
-
-function createdEntry(row: TransactionView): AuditChange {
-  return {
-    action: 'transaction.created',
-    entity: 'transaction',
-    entityId: row.id,
-    changes: diff(null, row, DUE_AUDITED),
+    audit: auditRows(
+      business.id,
+      at,
+      rows.map((row) => dueEntry('created', null, row)),
+    ),
   };
 }
 

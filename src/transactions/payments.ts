@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
@@ -8,6 +9,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { recordEvent } from '../outbox/events.js';
 import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
+import { receiptRecordedEntries } from './audit.js';
 import { balanceOf } from './domain.js';
 import { openDue } from './live-due.js';
 import { transactionEventData, transactionPaidEventData } from './presenter.js';
@@ -33,11 +35,12 @@ export interface RecordedPayment {
 }
 
 /** Sources where the buyer paid (pay page claim, gateway, a bank credit): SPEC part 6's payment.received. */
-const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
+export const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
 
 /**
  * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11): a receipt of
- * the due's contact with one allocation (receipts/). The due is locked first, so concurrent
+ * the due's contact with one allocation (receipts/), and their audit entries (receipt.recorded,
+ * then transaction.paid or part_paid). The due is locked first, so concurrent
  * payments queue and the balance check sees every earlier one: part payments that together exceed
  * the balance never overpay.
  */
@@ -53,9 +56,16 @@ export async function recordPaymentIn(
   if (input.amountPaise > balance) {
     throw errors.invalid('amount_paise', `amount_paise must not exceed the balance of ${balance}`);
   }
-  const receipt = newReceipt(business, current.contact_id, input, now);
-  await insertReceipt(trx, { ...receipt, applied_paise: input.amountPaise, credit_paise: 0 });
-  return applyToDue(trx, business, current, { ...input, receiptId: receipt.id, money: true }, now);
+  const receipt = { ...newReceipt(business, current.contact_id, input, now), applied_paise: input.amountPaise };
+  await insertReceipt(trx, receipt);
+  const recorded = await applyToDue(trx, business, current, { ...input, receiptId: receipt.id, money: true }, now);
+  await recordAudit(
+    trx,
+    business.id,
+    now,
+    receiptRecordedEntries(receipt, [{ before: current, after: recorded.transaction }]),
+  );
+  return recorded;
 }
 
 /** A receipt row of `input` as of `now`, before its allocations are known. */

@@ -50,17 +50,22 @@ export function membershipsByPhone(db: Executor, phone: string) {
     .execute();
 }
 
-/** A removed user leaves nothing that still acts: sessions, unused sign-in codes and links, assignments. */
-export async function deleteUser(db: Executor, businessId: string, id: string, now: string): Promise<void> {
+/**
+ * A removed user leaves nothing that still acts: sessions, unused sign-in codes and links,
+ * assignments. Returns the ids of the buyers that were assigned to them.
+ */
+export async function deleteUser(db: Executor, businessId: string, id: string, now: string): Promise<string[]> {
   await db.deleteFrom('dashboard_sessions').where('user_id', '=', id).execute();
   await db.deleteFrom('dashboard_logins').where('user_id', '=', id).execute();
-  await db
+  const unassigned = await db
     .updateTable('contacts')
     .set({ assigned_to: null, updated_at: updatedAtAfter(db, now) })
     .where('assigned_to', '=', id)
     .where('business_id', '=', businessId)
+    .returning('id')
     .execute();
   await db.deleteFrom('users').where('id', '=', id).where('business_id', '=', businessId).execute();
+  return unassigned.map((r) => r.id);
 }
 
 /** The business's country (phones are parsed with it), or undefined for no such business. */

@@ -1,3 +1,4 @@
+import { type AuditChange, diff, recordAudit } from '../audit/record.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, Role } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -13,6 +14,11 @@ export interface AddUserInput {
   phone: string;
   role: string;
 }
+
+/** What the audit log keeps of a user added or removed (PRODUCT part 23). */
+const AUDITED_FIELDS = ['name', 'phone', 'role'] as const satisfies readonly (keyof repo.UserRow)[];
+/** Entries per insert when a removal unassigns many buyers. */
+const AUDIT_BATCH = 500;
 
 /** A business's users: its owner and the staff the owner adds and removes. */
 export class UserService {
@@ -60,6 +66,9 @@ export class UserService {
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await repo.insertUser(trx, user);
+        await recordAudit(trx, businessId, now, [
+          { action: 'user.added', entity: 'user', entityId: user.id, changes: diff(null, user, AUDITED_FIELDS) },
+        ]);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw errors.conflict('this phone is already a user of the business', 'phone');
@@ -75,7 +84,21 @@ export class UserService {
       const user = isUuid(id) ? await repo.findUser(trx, businessId, id.toLowerCase()) : undefined;
       if (!user) throw errors.notFound('user');
       if (user.role === 'owner') throw errors.conflict('the owner cannot be removed', 'user');
-      await repo.deleteUser(trx, businessId, user.id, this.deps.clock.now().toISOString());
+      const now = this.deps.clock.now().toISOString();
+      const unassigned = await repo.deleteUser(trx, businessId, user.id, now);
+      // The user's entry, then each buyer that was assigned to them (their assigned_to is audited).
+      const entries: AuditChange[] = [
+        { action: 'user.removed', entity: 'user', entityId: user.id, changes: diff(user, null, AUDITED_FIELDS) },
+        ...unassigned.map((contactId) => ({
+          action: 'contact.updated',
+          entity: 'contact' as const,
+          entityId: contactId,
+          changes: { assigned_to: [user.id, null] as [string, null] },
+        })),
+      ];
+      for (let i = 0; i < entries.length; i += AUDIT_BATCH) {
+        await recordAudit(trx, businessId, now, entries.slice(i, i + AUDIT_BATCH));
+      }
       return user;
     });
   }

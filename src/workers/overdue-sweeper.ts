@@ -1,7 +1,9 @@
+import { recordAudit } from '../audit/record.js';
 import type { Db } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { localDate } from '../lib/dates.js';
 import * as aggregates from '../totals/aggregates.js';
+import { dueEntry } from '../transactions/audit.js';
 import { balanceOf } from '../transactions/domain.js';
 import * as repo from '../transactions/repository.js';
 import type { Job } from './runner.js';
@@ -43,6 +45,13 @@ export function overdueSweeper(
             // per shard, until folded here (totals/aggregates.ts).
             const paise = rows.reduce((sum, r) => sum + balanceOf(r), 0);
             await aggregates.movePendingToOverdue(trx, day.business_id, day.due_date, rows.length, paise);
+            // The stored status is audited: each due moved is an entry by the system.
+            await recordAudit(
+              trx,
+              day.business_id,
+              now,
+              rows.map((r) => dueEntry('updated', { id: r.id, status: 'pending' }, { id: r.id, status: 'overdue' })),
+            );
             return rows.length;
           });
           moved += batch;

@@ -35,6 +35,14 @@ function actorText(v: View, e: AuditEntry): Markup | string {
   return html`${before}<code>${name}</code>${after}`;
 }
 
+/** Fields whose values are words of the catalogue: the value's key is `prefix.value`. */
+const VALUE_WORDS: Record<string, string> = {
+  status: 'status',
+  payment_method: 'method',
+  role: 'audit.role',
+  source: 'audit.source',
+};
+
 /** A value as the owner reads it: money in rupees, dates and times in the page's language, yes/no. */
 function valueText(v: View, field: string, value: unknown): Markup | string {
   if (value === null || value === undefined || value === '') return '—';
@@ -52,8 +60,8 @@ function valueText(v: View, field: string, value: unknown): Markup | string {
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return v.date(text);
   if (/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(text)) return v.instant(text);
-  // a due's status and how money came are words of the catalogue already
-  const word = field === 'status' ? `status.${text}` : field === 'payment_method' ? `method.${text}` : '';
+  // a due's status, how money came, a user's role and where a key was made are words of the catalogue
+  const word = Object.hasOwn(VALUE_WORDS, field) ? `${VALUE_WORDS[field]}.${text}` : '';
   if (word && isMessageKey(word)) return v.t(word);
   // an identifier (an event's name, a key's prefix) is shown as one
   if (/^[a-z][\w.-]*[._][\w.-]*$/i.test(text) && !text.includes('://')) return html`<code>${text}</code>`;

@@ -38,6 +38,8 @@ import * as users from './2026-11-28T07-00_users.js';
 import * as auditLog from './2026-11-29T01-00_audit-log.js';
 import * as balanceContactCount from './2026-11-29T04-00_balance-contact-count.js';
 import * as accountPaymentLinks from './2026-11-29T04-10_account-payment-links.js';
+import * as auditLogByKind from './2026-11-30T02-00_audit-log-by-kind.js';
+import * as contactLedgerMonths from './2026-11-30T03-00_contact-ledger-months.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -84,4 +86,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29T01-00_audit-log': auditLog,
   '2026-11-29T04-00_balance-contact-count': balanceContactCount,
   '2026-11-29T04-10_account-payment-links': accountPaymentLinks,
+  '2026-11-30T02-00_audit-log-by-kind': auditLogByKind,
+  '2026-11-30T03-00_contact-ledger-months': contactLedgerMonths,
 };

@@ -7,6 +7,7 @@ import { contactBalancesCheck } from './contact-balances.js';
 import { contactScoresCheck } from './contact-scores.js';
 import { dueCountersCheck } from './due-counters.js';
 import { duePaymentsCheck } from './due-payments.js';
+import { ledgerMonthsCheck } from './ledger-months.js';
 import { paidByMonthCheck } from './paid-by-month.js';
 import { receiptsCheck } from './receipts.js';
 
@@ -26,6 +27,7 @@ export const CHECKS: readonly VerifyCheck[] = [
   receiptsCheck,
   contactBalancesCheck,
   contactScoresCheck,
+  ledgerMonthsCheck,
 ];
 
 /** Differences listed at most in a report (all are counted). */

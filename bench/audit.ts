@@ -58,6 +58,8 @@ async function withStore<T>(work: (services: ReturnType<typeof createServices>, 
   const config = loadConfig({
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // seeding a million entries is one statement: longer than a request's 30 s bound under load
+    PG_STATEMENT_TIMEOUT_MS: '600000',
     ...(databaseUrl && { DATABASE_URL: databaseUrl }),
   });
   const store = openStore(config);

@@ -20,7 +20,8 @@ import { seedScale } from './scale-seed.js';
  *
  * - a receipt of 2,000 paise on each contact: it settles the 2 oldest open dues (k = 2);
  * - GET /v1/contacts/{id} of each;
- * - the statement of each for a day with no entries (tomorrow), its history all before it;
+ * - the statement of each for a day with no entries (tomorrow), its history all before it, and
+ *   for an old day with no entries (400 days ago), its whole history after it;
  * - GET /v1/contacts?sort=balance_desc&limit=50 of the big business and of the small one (50
  *   contacts), and of the big business with has_balance=true.
  *
@@ -97,6 +98,7 @@ interface Scenario {
   key?: string;
 }
 const tomorrow = day(1);
+const oldDay = day(-400);
 const scenarios: Scenario[] = [
   {
     name: 'receipt, k=2, short',
@@ -116,6 +118,16 @@ const scenarios: Scenario[] = [
     name: 'statement, empty day, long',
     method: 'GET',
     path: `/v1/contacts/${long}/statement?from=${tomorrow}&to=${tomorrow}`,
+  },
+  {
+    name: 'statement, old empty day, short',
+    method: 'GET',
+    path: `/v1/contacts/${short}/statement?from=${oldDay}&to=${oldDay}`,
+  },
+  {
+    name: 'statement, old empty day, long',
+    method: 'GET',
+    path: `/v1/contacts/${long}/statement?from=${oldDay}&to=${oldDay}`,
   },
   {
     name: 'list by balance, 50 contacts',
@@ -175,6 +187,12 @@ try {
   console.log(`receipt long/short ${growth('receipt, k=2, short', 'receipt, k=2, long')}x`);
   console.log(`contact long/short ${growth('contact, short', 'contact, long')}x`);
   console.log(`statement long/short ${growth('statement, empty day, short', 'statement, empty day, long')}x`);
+  console.log(
+    `statement, old day, long/short ${growth('statement, old empty day, short', 'statement, old empty day, long')}x`,
+  );
+  console.log(
+    `statement, long, old day/tomorrow ${growth('statement, empty day, long', 'statement, old empty day, long')}x`,
+  );
   console.log(
     `list by balance big/small ${growth('list by balance, 50 contacts', `list by balance, ${dues / 10} contacts`)}x`,
   );

@@ -6,10 +6,10 @@ import { loadConfig } from '../src/config.js';
 import { nameTerms } from '../src/contacts/fuzzy.js';
 import { rebuildScoreSums } from '../src/db/migrations/2026-11-25T02-00_contact-scores.js';
 import { insertRows, isPostgres } from '../src/db/precompiled.js';
-import type { Db, TransactionTable } from '../src/db/schema.js';
+import type { Db, PaymentTable, ReceiptTable, TransactionTable } from '../src/db/schema.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';
-import { localDate } from '../src/lib/dates.js';
+import { localDate, localMonth } from '../src/lib/dates.js';
 import { uuidv7 } from '../src/lib/ids.js';
 import { createServices } from '../src/services.js';
 import { BENCH_DIR } from './seed.js';
@@ -18,9 +18,14 @@ import { BENCH_DIR } from './seed.js';
  * The `scale` group's data (issue 18): a big business with `dues` dues over `dues / 10` contacts
  * and a small one with 1,000, written in bulk (multi-row INSERTs of thousands of rows, many per
  * database transaction) rather than through the services one due at a time, so that a million
- * dues take well under a minute on either store. The rows are those the services would write
- * (past-due dues already swept to stored overdue, a share paid) and the running totals, per-day
- * aggregates and fuzzy-search terms are written to match them. Reused while the size matches.
+ * dues take a few minutes on either store. The rows are those the services would write
+ * (past-due dues already swept to stored overdue, a tenth paid, each paid one by a receipt of one
+ * allocation) and the running totals, per-day aggregates, money received per month, payment
+ * scores and fuzzy-search terms are written to match them; what triggers keep (the contacts'
+ * balances and oldest open due, the count of contacts owing, the data versions) the triggers
+ * write, as for any insert. `npm run -s cli -- verify` agrees with every figure. One buyer of
+ * each business (the last contact) holds about 1% of its dues: the biggest buyer. Reused while
+ * the size matches (on PostgreSQL too, while the database still holds the business).
  */
 
 export interface ScaleData {
@@ -32,6 +37,14 @@ export interface ScaleData {
   /** a sample of the small business's due ids (the noisy neighbour's victim) */
   smallDueIds: string[];
   contactIds: string[];
+  /** the business ids (verify --business) */
+  businessId: string;
+  smallBusinessId: string;
+  /** the buyer holding about 1% of the big business's dues, and of the small one's */
+  bigBuyerId: string;
+  smallBigBuyerId: string;
+  /** a few ordinary buyers (about 10 dues each) of the small business */
+  smallContactIds: string[];
 }
 
 const ROWS_PER_TRANSACTION = 20_000;
@@ -53,7 +66,13 @@ export async function seedScale(opts: { dues: number; databaseUrl?: string | und
   const meta = path.join(dataDir, 'scale.json');
   if (!opts.fresh && existsSync(meta)) {
     const data = JSON.parse(readFileSync(meta, 'utf8')) as ScaleData;
-    if (data.dues === opts.dues) return { dataDir, data };
+    if (
+      data.dues === opts.dues &&
+      data.bigBuyerId &&
+      (!opts.databaseUrl || (await stillThere(opts.databaseUrl, data)))
+    ) {
+      return { dataDir, data };
+    }
   }
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
@@ -75,6 +94,9 @@ export async function seedScale(opts: { dues: number; databaseUrl?: string | und
     const smallContacts = await bulkContacts(db, small.business.id, 50);
     const dueIds = await bulkDues(db, big.business, opts.dues, bigContacts, started);
     const smallDueIds = await bulkDues(db, small.business, 1000, smallContacts, started);
+    // The paid rows were written directly: their contacts' payment score sums from them (issue 18).
+    await rebuildScoreSums(db, big.business.id);
+    await rebuildScoreSums(db, small.business.id);
     // What autovacuum does after a bulk load (PostgreSQL 13+ vacuums after inserts too): the
     // visibility map set, so an index-only scan (a deep offset, a count) skips the heap; without
     // it, offset 0.8N read the heap for each of 200,000 index entries (1.4 s at 1M dues).
@@ -91,6 +113,11 @@ export async function seedScale(opts: { dues: number; databaseUrl?: string | und
       dueIds,
       smallDueIds,
       contactIds: bigContacts.slice(0, 1000),
+      businessId: big.business.id,
+      smallBusinessId: small.business.id,
+      bigBuyerId: bigContacts.at(-1) as string,
+      smallBigBuyerId: smallContacts.at(-1) as string,
+      smallContactIds: smallContacts.slice(0, 10),
     };
     writeFileSync(meta, JSON.stringify(data));
     process.stderr.write(`scale data seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
@@ -101,7 +128,26 @@ export async function seedScale(opts: { dues: number; databaseUrl?: string | und
   }
 }
 
-/** A bench database on PostgreSQL starts empty (the data is not reused across runs there). */
+/** Whether a PostgreSQL database seeded before still holds the business (another run may have reset it). */
+async function stillThere(databaseUrl: string, data: ScaleData): Promise<boolean> {
+  const config = loadConfig({ DATA_DIR: BENCH_DIR, DATABASE_URL: databaseUrl, ENCRYPTION_KEY: '0'.repeat(64) });
+  const opened = openStore(config);
+  try {
+    const found = await opened.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('business_id', '=', data.businessId)
+      .where('id', '=', data.dueIds[0] ?? '')
+      .executeTakeFirst();
+    return found !== undefined;
+  } catch {
+    return false;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** A bench database on PostgreSQL starts empty when seeded. */
 async function resetPostgres(db: Db) {
   await sql`drop schema public cascade`.execute(db);
   await sql`create schema public`.execute(db);
@@ -145,6 +191,9 @@ async function bulkContacts(db: Db, businessId: string, count: number): Promise<
   return ids;
 }
 
+/** About 1% of a business's dues (i % 97 === 5, a tenth of them paid) go to its last contact: the biggest buyer. */
+const toBiggestBuyer = (i: number) => i % 97 === 5;
+
 async function bulkDues(
   db: Db,
   business: { id: string; timezone: string; currency: string },
@@ -162,36 +211,78 @@ async function bulkDues(
     paid_count: 0,
     paid_paise: 0,
   };
+  const add = (days: Map<string, { count: number; paise: number }>, key: string, paise: number) => {
+    const day = days.get(key) ?? { count: 0, paise: 0 };
+    day.count++;
+    day.paise += paise;
+    days.set(key, day);
+  };
   const pendingByDay = new Map<string, { count: number; paise: number }>();
+  const openByDay = new Map<string, { count: number; paise: number }>();
+  const paidByMonth = new Map<string, { count: number; paise: number }>();
   const base = Date.now() - 400 * 86_400_000;
+  const biggest = contacts.length - 1;
   for (let from = 0; from < count; from += ROWS_PER_TRANSACTION) {
     const rows: Insertable<TransactionTable>[] = [];
+    const receipts: Insertable<ReceiptTable>[] = [];
+    const payments: Insertable<PaymentTable>[] = [];
     for (let i = from; i < Math.min(from + ROWS_PER_TRANSACTION, count); i++) {
       const at = new Date(base + Math.floor((i * 400 * 86_400_000) / count)).toISOString();
       const amount = 10_000 + ((i * 7919) % 5_000_000);
       const dueDate = dayOffset(-365 + ((i * 31) % 425));
       const paid = i % 10 === 3;
       const status = paid ? 'paid' : dueDate < today ? 'overdue' : 'pending';
+      const id = uuidv7(Date.parse(at));
+      const contactId = contacts[toBiggestBuyer(i) ? biggest : (i * 104_729) % biggest] as string;
       if (status === 'paid') {
         totals.paid_count++;
         totals.paid_paise += amount;
-      } else if (status === 'overdue') {
-        totals.overdue_count++;
-        totals.overdue_paise += amount;
+        // Paid by one receipt of one allocation, recorded when the due was written.
+        const receiptId = uuidv7(Date.parse(at));
+        receipts.push({
+          id: receiptId,
+          business_id: business.id,
+          contact_id: contactId,
+          amount_paise: amount,
+          applied_paise: amount,
+          credit_paise: 0,
+          utr: `UTR${i}`,
+          payment_method: 'upi',
+          source: 'api',
+          received_on: localDate(business.timezone, new Date(at)),
+          created_at: at,
+          reversed_at: null,
+          reversal_reason: null,
+        });
+        payments.push({
+          id: receiptId,
+          business_id: business.id,
+          transaction_id: id,
+          amount_paise: amount,
+          utr: `UTR${i}`,
+          payment_method: 'upi',
+          source: 'api',
+          created_at: at,
+          receipt_id: receiptId,
+          reversed_at: null,
+        });
+        add(paidByMonth, localMonth(business.timezone, new Date(at)), amount);
       } else {
-        totals.pending_count++;
-        totals.pending_paise += amount;
-        const day = pendingByDay.get(dueDate) ?? { count: 0, paise: 0 };
-        day.count++;
-        day.paise += amount;
-        pendingByDay.set(dueDate, day);
+        if (status === 'overdue') {
+          totals.overdue_count++;
+          totals.overdue_paise += amount;
+        } else {
+          totals.pending_count++;
+          totals.pending_paise += amount;
+          add(pendingByDay, dueDate, amount);
+        }
+        add(openByDay, dueDate, amount);
       }
-      const id = uuidv7(Date.parse(at));
       if (!paid && i % 97 === 0 && sample.length < 1000) sample.push(id);
       rows.push({
         id,
         business_id: business.id,
-        contact_id: contacts[(i * 104_729) % contacts.length] as string,
+        contact_id: contactId,
         amount_paise: amount,
         amount_paid_paise: paid ? amount : 0,
         currency: business.currency,
@@ -211,14 +302,20 @@ async function bulkDues(
         updated_at: at,
       });
     }
-    await db.transaction().execute((trx) => insertRows(trx, 'transactions', rows));
+    // One transaction a chunk: the dues (their triggers move the contacts' kept figures), then
+    // the receipts and their allocations.
+    await db.transaction().execute(async (trx) => {
+      await insertRows(trx, 'transactions', rows);
+      await insertRows(trx, 'receipts', receipts);
+      await insertRows(trx, 'payments', payments);
+    });
     const done = Math.min(from + ROWS_PER_TRANSACTION, count);
     const rate = done / ((Date.now() - started) / 1000);
     if (count >= 100_000) process.stderr.write(`\r  dues: ${done}/${count} (${rate.toFixed(0)}/s)   `);
   }
   if (count >= 100_000) process.stderr.write('\n');
-  // The paid rows were written directly: their contacts' payment score sums from them (issue 18).
-  await rebuildScoreSums(db, business.id);
+  const byKey = (days: Map<string, { count: number; paise: number }>, key: 'due_date' | 'month') =>
+    [...days].map(([k, d]) => ({ business_id: business.id, [key]: k, due_count: d.count, due_paise: d.paise }));
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('business_totals')
@@ -236,12 +333,22 @@ async function bulkDues(
     await insertRows(
       trx,
       'pending_by_day',
-      [...pendingByDay].map(([due_date, d]) => ({
-        business_id: business.id,
-        due_date,
-        due_count: d.count,
-        due_paise: d.paise,
-      })),
+      byKey(pendingByDay, 'due_date') as {
+        business_id: string;
+        due_date: string;
+        due_count: number;
+        due_paise: number;
+      }[],
+    );
+    await insertRows(
+      trx,
+      'open_by_day',
+      byKey(openByDay, 'due_date') as { business_id: string; due_date: string; due_count: number; due_paise: number }[],
+    );
+    await insertRows(
+      trx,
+      'paid_by_month',
+      byKey(paidByMonth, 'month') as { business_id: string; month: string; due_count: number; due_paise: number }[],
     );
   });
   return sample;

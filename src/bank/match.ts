@@ -5,6 +5,7 @@ import type { Executor } from '../db/schema.js';
 import { recordReceiptIn } from '../transactions/account.js';
 import { balanceOf } from '../transactions/domain.js';
 import { recordPaymentIn } from '../transactions/payments.js';
+import { ReceiptBatch } from '../transactions/receipt-batch.js';
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as dues from '../transactions/repository.js';
 import {
@@ -299,7 +300,13 @@ export async function matchCredits(
   return outcomes;
 }
 
-/** Rules 1-4 for each credit of a chunk in file order; the credits none of them matched are pushed to `left`. */
+/**
+ * Rules 1-4 for each credit of a chunk in file order; the credits none of them matched are pushed
+ * to `left`. The receipts of rules 2-4 are recorded in one batch (transactions/receipt-batch.ts:
+ * computed in memory on the locked rows, written together), the contacts and dues the chunk names
+ * locked at once; a credit that names a pending claim has the batch written first, then the claim
+ * confirmed as the business would (claims/).
+ */
 async function applyRules(
   trx: Executor,
   business: BusinessRow,
@@ -310,17 +317,26 @@ async function applyRules(
   left: NewCredit[],
   outcomes: Map<string, Outcome>,
 ): Promise<void> {
+  const batch = new ReceiptBatch(trx, business, now);
+  const named = [...found.dueRefs.values(), ...[...found.invoices.values()].flat()];
+  await batch.lock(
+    [...named.map((d) => d.contact_id), ...found.contactRefs.values(), ...found.payers.values()],
+    named.map((d) => d.id),
+  );
   for (const credit of credits) {
     let matchedBy: MatchedBy | null = null;
     let applied: { transactionId: string | null; contactId: string; receiptId: string } | undefined;
-    applied = await confirmClaim(trx, business, credit, found, now);
-    if (applied) matchedBy = 'claim';
+    if (under(found.claims, claimReferenceCandidates(credit)).length > 0) {
+      await batch.write();
+      applied = await confirmClaim(trx, business, credit, found, now);
+      if (applied) matchedBy = 'claim';
+    }
     if (!applied) {
       for (const ref of paymentReferencesIn(credit.narration)) {
         const due = found.dueRefs.get(ref);
         const contactId = found.contactRefs.get(ref);
-        if (due) applied = await payDue(trx, business, credit, due, now);
-        else if (contactId !== undefined) applied = await payContact(trx, business, credit, contactId, now);
+        if (due) applied = await payDueIn(batch, credit, due);
+        else if (contactId !== undefined) applied = await payContactIn(batch, credit, contactId);
         if (applied) {
           matchedBy = 'reference';
           break;
@@ -330,7 +346,7 @@ async function applyRules(
     if (!applied) {
       for (const due of under(found.invoices, invoiceNumberCandidates(credit.narration))) {
         if (due.invoice_number === null || !hasWholeWord(credit.narration, due.invoice_number)) continue;
-        applied = await payDue(trx, business, credit, due, now, true);
+        applied = await payDueIn(batch, credit, due, true);
         if (applied) {
           matchedBy = 'invoice_number';
           break;
@@ -346,7 +362,7 @@ async function applyRules(
     } else {
       const contactId = payers.map((p) => found.payers.get(p)).find((id) => id !== undefined);
       if (contactId !== undefined) {
-        applied = await payContact(trx, business, credit, contactId, now);
+        applied = await payContactIn(batch, credit, contactId);
         matchedBy = 'payer';
       }
     }
@@ -361,4 +377,29 @@ async function applyRules(
       });
     } else left.push(credit);
   }
+  await batch.write();
+}
+
+/** payDue in a batch: the due as the batch has left it. */
+async function payDueIn(
+  batch: ReceiptBatch,
+  credit: StatementCredit,
+  named: { id: string; contact_id: string },
+  onlyWithin = false,
+) {
+  const due = await batch.due(named.id);
+  const open = due !== undefined && due.open === 1 && due.deleted_at === null;
+  const balance = open ? balanceOf(due) : 0;
+  if (onlyWithin && (!open || credit.amountPaise > balance)) return undefined;
+  const first = Math.min(credit.amountPaise, balance);
+  const receipt = await batch.record(named.contact_id, {
+    ...receiptInput(credit),
+    allocations: first > 0 ? [{ transactionId: named.id, amountPaise: first }] : [],
+  });
+  return { transactionId: named.id, contactId: named.contact_id, receiptId: receipt.id };
+}
+
+async function payContactIn(batch: ReceiptBatch, credit: StatementCredit, contactId: string) {
+  const receipt = await batch.record(contactId, receiptInput(credit));
+  return { transactionId: null, contactId, receiptId: receipt.id };
 }

@@ -1,4 +1,6 @@
+import { recordAudit } from '../audit/record.js';
 import type { BankCreditTable, Executor } from '../db/schema.js';
+import { bankCreditEntry } from './audit.js';
 import { suggestionsFor } from './match.js';
 import { payersIn } from './narration.js';
 import type { StatementCredit } from './parse.js';
@@ -22,12 +24,12 @@ export const asCredit = (row: BankCreditTable): StatementCredit => ({
  * taken for that contact (rule 4 would send the next credit the same wrong way). Runs in the
  * reversal's database transaction; a receipt no credit recorded changes nothing.
  */
-export async function requeueCreditOf(trx: Executor, businessId: string, receiptId: string): Promise<void> {
+export async function requeueCreditOf(trx: Executor, businessId: string, receiptId: string, now: Date): Promise<void> {
   const row = await repo.creditOfReceipt(trx, businessId, receiptId);
   if (!row) return;
   if (row.contact_id !== null) await repo.forgetPayers(trx, businessId, payersIn(row.narration), row.contact_id);
   const suggestions = await suggestionsFor(trx, businessId, asCredit(row));
-  await repo.updateCredit(trx, row.id, {
+  const patch = {
     status: suggestions.length > 0 ? 'suggested' : 'unmatched',
     matched_by: null,
     transaction_id: null,
@@ -35,5 +37,7 @@ export async function requeueCreditOf(trx: Executor, businessId: string, receipt
     receipt_id: null,
     suggestions: JSON.stringify(suggestions),
     decided_at: null,
-  });
+  };
+  await repo.updateCredit(trx, row.id, patch);
+  await recordAudit(trx, businessId, now, [bankCreditEntry('requeued', row, { ...row, ...patch })]);
 }

@@ -1,3 +1,5 @@
+import { runAs, SYSTEM_ACTOR } from '../audit/context.js';
+import { recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { BankCreditTable, Db, Executor } from '../db/schema.js';
 import { AppError, errors } from '../errors.js';
@@ -6,6 +8,7 @@ import { uuidv7 } from '../lib/ids.js';
 import { balanceOf } from '../transactions/domain.js';
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as dues from '../transactions/repository.js';
+import { bankCreditEntry } from './audit.js';
 import { matchCredits, type NewCredit, payContact, payDue, type Suggestion } from './match.js';
 import { fingerprint, payersIn } from './narration.js';
 import { parseStatement, type StatementCredit, StatementError, type StatementProblem } from './parse.js';
@@ -111,7 +114,20 @@ export class BankService {
     // One database transaction for the whole statement: a crash mid-upload leaves all of it or
     // none of it. Inside it the lines are matched a chunk at a time (each chunk's candidates read
     // at once, bank/match.ts).
-    await this.deps.db.transaction().execute(async (trx) => {
+    // Matching is the system's work (its audit entries say so), in the upload's request.
+    await runAs(SYSTEM_ACTOR, () => this.uploadIn(business, rows, result, statementId, at, now));
+    return result;
+  }
+
+  private uploadIn(
+    business: BusinessRow,
+    rows: readonly (BankCreditTable & { credit: StatementCredit })[],
+    result: StatementResult,
+    statementId: string,
+    at: string,
+    now: Date,
+  ) {
+    return this.deps.db.transaction().execute(async (trx) => {
       for (let from = 0; from < rows.length; from += LINES_PER_CHUNK) {
         const counts = await this.recordChunk(trx, business, rows.slice(from, from + LINES_PER_CHUNK), now);
         for (const key of ['credits', 'duplicates', 'matched', 'suggested', 'unmatched'] as const) {
@@ -127,7 +143,6 @@ export class BankService {
         created_at: at,
       });
     });
-    return result;
   }
 
   /** Records a chunk's credit lines not seen before and matches them (rules 1-5), in the caller's transaction. */
@@ -169,6 +184,15 @@ export class BankService {
       });
     }
     await repo.saveDecisions(trx, decided);
+    const recorded = new Map(chunk.map((r) => [r.id, r]));
+    await recordAudit(
+      trx,
+      business.id,
+      now,
+      decided
+        .filter((row) => row.status === 'matched')
+        .map((row) => bankCreditEntry('matched', recorded.get(row.id) as BankCreditTable, row)),
+    );
     return counts;
   }
 
@@ -251,6 +275,7 @@ export class BankService {
         decided_at: at as string | null,
       };
       await repo.updateCredit(trx, id, patch);
+      await recordAudit(trx, business.id, now, [bankCreditEntry('applied', row, { ...row, ...patch })]);
       return view({ ...row, ...patch });
     });
   }
@@ -259,8 +284,10 @@ export class BankService {
     const at = this.deps.clock.now().toISOString();
     return this.deps.db.transaction().execute(async (trx) => {
       const row = await this.undecided(trx, business, id);
+      const ignored = { ...row, status: 'ignored', decided_at: at };
       await repo.updateCredit(trx, id, { status: 'ignored', decided_at: at });
-      return view({ ...row, status: 'ignored', decided_at: at });
+      await recordAudit(trx, business.id, at, [bankCreditEntry('ignored', row, ignored)]);
+      return view(ignored);
     });
   }
 

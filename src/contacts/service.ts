@@ -383,6 +383,15 @@ export class ContactService {
     };
   }
 
+  /**
+   * The buyers who owe most (Home): one page of the balance index, their kept balances only. Not
+   * `list`, which adds each buyer's standing read from its dues: with the biggest buyers' open
+   * dues by the thousand, that read made Home cost their dues instead of a page.
+   */
+  topOwing(business: BusinessRow, limit: number): Promise<repo.ContactRow[]> {
+    return repo.listContacts(this.deps.db, business.id, { hasBalance: true }, limit, 0, undefined, 'balance_desc');
+  }
+
   /** PRODUCT part 17: `starting_after` names a contact of this business, and comes without an offset. */
   private async listPosition(
     business: BusinessRow,

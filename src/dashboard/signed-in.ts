@@ -45,7 +45,7 @@ export async function signedInRoutes(app: App) {
       services.moneyIn.listUnapplied(business, { limit: 5, offset: 0 }),
       services.messaging.remindersReturn(business, month),
       services.bank.count(business),
-      contacts.list(business, { sort: 'balance_desc', has_balance: 'true', limit: TOP_BUYERS }),
+      contacts.topOwing(business, TOP_BUYERS),
     ]);
     return sendPage(
       reply,
@@ -54,7 +54,7 @@ export async function signedInRoutes(app: App) {
         v,
         {
           totals,
-          topBuyers: owing.items.map((i) => i.contact),
+          topBuyers: owing,
           today,
           cannotPayOnline: !business.upi_id && app.deps.config.paymentsGateway === 'none',
           aging,

@@ -79,8 +79,9 @@ export class ReceiptService {
   /** Reverses a receipt; a bank credit that recorded it goes back to the review queue, in the same transaction. */
   reverse(business: BusinessRow, id: string, reason: string) {
     return this.deps.db.transaction().execute(async (trx) => {
-      const reversed = await reverseReceiptIn(trx, business, id, reason, this.deps.clock.now());
-      await requeueCreditOf(trx, business.id, id);
+      const now = this.deps.clock.now();
+      const reversed = await reverseReceiptIn(trx, business, id, reason, now);
+      await requeueCreditOf(trx, business.id, id, now);
       return reversed;
     });
   }

@@ -1,18 +1,22 @@
 import type { Executor } from '../db/schema.js';
 
 /**
- * What a statement reads, by the contact's indexes: the kept months before the period's month
- * (O(months)), then each kind of entry from that month's start to the end of the period (O(entries
- * in the period and in the days of its first month before it)). `since`/`until` are instants (ISO),
+ * What a statement reads (statement.ts statementReads), by the contact's indexes: the sum of its
+ * kept months on one side of the period's month (O(months)), then each kind of entry between two
+ * bounds (O(entries in the period and in at most half a month beside it)). `since`/`until` are instants (ISO),
  * `sinceDate`/`toDate` business-local dates; `until` is excluded. Deleted dues are left out (they
  * have no payments nor adjustments, so they leave the account whole).
  */
-export async function monthsBefore(db: Executor, contactId: string, month: string): Promise<number> {
+export async function keptMonths(
+  db: Executor,
+  contactId: string,
+  months: { side: 'before' | 'through'; month: string },
+): Promise<number> {
   const row = await db
     .selectFrom('contact_ledger_months')
     .select((eb) => eb.fn.sum<number | string | null>('paise').as('paise'))
     .where('contact_id', '=', contactId)
-    .where('month', '<', month)
+    .where('month', months.side === 'before' ? '<' : '<=', months.month)
     .executeTakeFirst();
   return Number(row?.paise ?? 0);
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { addDays, instantAt, isCalendarDate, localDate } from '../lib/dates.js';
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as repo from './repository.js';
-import { agingOf, buildStatement, firstReadMonth, type StatementItem } from './statement.js';
+import { agingOf, buildStatement, type StatementItem, statementReads } from './statement.js';
 
 /** How far back a statement goes without `from`. */
 const DEFAULT_DAYS = 90;
@@ -17,9 +17,9 @@ export class StatementService {
 
   /**
    * The statement of a contact's account over [from, to] (business-local dates): the opening
-   * balance from the contact's kept months (contact_ledger_months) and the entries of the first
-   * month read before `from`, then the period's entries; O(months + entries in the period), however
-   * long the history after it. The contact is locked while it is read: every change to the
+   * balance from the contact's kept months (contact_ledger_months) and the entries of `from`'s
+   * month on the nearer side of the period (statement.ts statementReads), then the period's
+   * entries; O(months + entries in the period and half a month), however long the history. The contact is locked while it is read: every change to the
    * account moves the contact's kept balance, so the months and the rows are read as of one moment.
    */
   async get(business: BusinessRow, contactId: string, query: { from?: string | undefined; to?: string | undefined }) {
@@ -35,17 +35,18 @@ export class StatementService {
     const fromInstant = instantAt(tz, from, 0).toISOString();
     // The day after 9999-12-31 has no ISO text of four digits: nothing is recorded that late.
     const untilInstant = to < MAX_DATE ? instantAt(tz, addDays(to, 1), 0).toISOString() : `${MAX_DATE}T23:59:59.999Z`;
-    const first = firstReadMonth(from, fromInstant);
+    const reads = statementReads(from, to, fromInstant, untilInstant);
+    const { since, until } = reads;
     const local = (at: string) => localDate(tz, new Date(at));
     return this.deps.db.transaction().execute(async (trx) => {
       const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
       if (!contact) throw errors.notFound('contact');
       const [before, dues, receipts, reversals, adjustments, open] = [
-        await repo.monthsBefore(trx, contactId, first.month),
-        await repo.duesBetween(trx, contactId, first.instant, untilInstant),
-        await repo.receiptsReceivedBetween(trx, contactId, first.date, to),
-        await repo.reversalsBetween(trx, contactId, first.instant, untilInstant),
-        await repo.adjustmentsBetween(trx, contactId, first.instant, untilInstant),
+        await repo.keptMonths(trx, contactId, reads.months),
+        await repo.duesBetween(trx, contactId, since.instant, until.instant),
+        await repo.receiptsReceivedBetween(trx, contactId, since.date, until.date),
+        await repo.reversalsBetween(trx, contactId, since.instant, until.instant),
+        await repo.adjustmentsBetween(trx, contactId, since.instant, until.instant),
         await repo.openDuesOf(trx, contactId),
       ];
       const items: StatementItem[] = [
@@ -98,7 +99,7 @@ export class StatementService {
           detail: { adjustmentKind: a.kind, reason: a.reason },
         })),
       ];
-      const statement = buildStatement(before, items, from, to);
+      const statement = buildStatement(before, reads.months, items, from, to);
       const aging = agingOf(
         open.map((d) => ({
           dueDate: d.due_date,

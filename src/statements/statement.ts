@@ -1,4 +1,5 @@
 import { csvLine } from '../bulk/csv.js';
+import { addDays, daysBetween } from '../lib/dates.js';
 
 /**
  * A buyer's statement of account, as a pure function over the rows of its period: every due
@@ -75,26 +76,76 @@ export function ledgerMonth(dateOrInstant: string): string {
   return dateOrInstant.slice(0, 7);
 }
 
-/**
- * The kept month a statement's reads start from: every month before it lies wholly before the
- * period, for the entries dated by their received_on (`from`) and for those dated by an instant
- * (`fromInstant`, `from`'s first instant in the business's time zone, whose UTC month may be the
- * one before). The reads start at its first day (and its first instant, UTC).
- */
-export function firstReadMonth(from: string, fromInstant: string): { month: string; date: string; instant: string } {
-  const a = ledgerMonth(from);
-  const b = ledgerMonth(fromInstant);
-  const month = a < b ? a : b;
-  return { month, date: `${month}-01`, instant: `${month}-01T00:00:00.000Z` };
+/** Where the opening balance starts: the kept months before `month`, or through it. */
+export type KeptMonths = { side: 'before' | 'through'; month: string };
+
+/** What a statement reads: the kept months, then the entries from `since` to `until`. */
+export interface StatementReads {
+  months: KeptMonths;
+  /** the first date (received_on) and instant (ISO) read */
+  since: { date: string; instant: string };
+  /** the last date read, and the instant before which entries are read */
+  until: { date: string; instant: string };
 }
 
+const monthStart = (month: string) => `${month}-01`;
+const nextMonth = (month: string) => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${month.slice(0, 4)}-${String(m + 1).padStart(2, '0')}`;
+};
+
 /**
- * The statement of [from, to] given the sum of the kept months before the first month read
- * (`before`) and every item dated from that month on: the items before `from` complete the
- * opening balance, those of [from, to] are its entries, later ones are left out.
+ * How a statement of [from, to] reads (`fromInstant`, `untilInstant`: the first instant of `from`
+ * and of the day after `to` in the business's time zone). The months kept lie wholly on one side of
+ * `from`, for the entries dated by their received_on and for those dated by an instant (whose UTC
+ * month may be the one before or after the business's); the entries of `from`'s month are read
+ * from the nearer end of that month: from its start up to `from` (with the months before it), or
+ * from the end of the period up to its end (with the months through it, less what was read). So
+ * a statement reads the period's entries and at most half a month more.
  */
-export function buildStatement(before: number, items: readonly StatementItem[], from: string, to: string): Statement {
-  const opening = items.filter((i) => i.date < from).reduce((s, i) => s + i.debitPaise - i.creditPaise, before);
+export function statementReads(from: string, to: string, fromInstant: string, untilInstant: string): StatementReads {
+  const a = ledgerMonth(from);
+  const b = ledgerMonth(fromInstant);
+  const first = a < b ? a : b;
+  const last = a < b ? b : a;
+  const after = nextMonth(last);
+  const ahead = daysBetween(to, monthStart(after)) - 1;
+  if (ahead < daysBetween(monthStart(first), from)) {
+    const lastDay = addDays(monthStart(after), -1);
+    const end = `${monthStart(after)}T00:00:00.000Z`;
+    return {
+      months: { side: 'through', month: last },
+      since: { date: from, instant: fromInstant },
+      until: { date: to > lastDay ? to : lastDay, instant: untilInstant > end ? untilInstant : end },
+    };
+  }
+  return {
+    months: { side: 'before', month: first },
+    since: { date: monthStart(first), instant: `${monthStart(first)}T00:00:00.000Z` },
+    until: { date: to, instant: untilInstant },
+  };
+}
+
+/** The month an item is kept in: a payment's received_on, the others' time. */
+const keptMonthOf = (item: StatementItem) => ledgerMonth(item.kind === 'payment' ? item.date : item.at);
+
+/**
+ * The statement of [from, to] given the sum of the kept months (`kept`, as `months` says) and
+ * every item read (statementReads): the opening balance is the months before plus the items
+ * before `from`, or the months through less the items of those months (all from `from` on); the
+ * items of [from, to] are its entries, later ones are left out.
+ */
+export function buildStatement(
+  kept: number,
+  months: KeptMonths,
+  items: readonly StatementItem[],
+  from: string,
+  to: string,
+): Statement {
+  const opening =
+    months.side === 'before'
+      ? items.filter((i) => i.date < from).reduce((s, i) => s + i.debitPaise - i.creditPaise, kept)
+      : items.filter((i) => keptMonthOf(i) <= months.month).reduce((s, i) => s - i.debitPaise + i.creditPaise, kept);
   let balance = opening;
   const entries: StatementEntry[] = [];
   for (const item of items.filter((i) => i.date >= from && i.date <= to).sort(compare)) {

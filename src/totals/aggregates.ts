@@ -1,6 +1,6 @@
 import { applyTotals, movePendingDay } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
-import type { TotalsDeltas } from '../db/totals-deltas.js';
+import type { DayDelta, TotalsDeltas } from '../db/totals-deltas.js';
 
 /**
  * Running per-business totals, kept exact by changing them in the same database transaction as
@@ -115,28 +115,32 @@ export function addPaidDue(db: Executor, businessId: string, amountPaise: number
  * counts in its month's received money; the payment that settles the due moves it to paid (count
  * and whole amount).
  */
-export function applyPayment(
-  db: Executor,
-  p: {
-    businessId: string;
-    fromStatus: OpenStatus;
-    dueDate: string;
-    paise: number;
-    settles: boolean;
-    amountPaise: number;
-    month: string;
-    /**
-     * what of it is money received this month (default all of it): 0 for credit used or an
-     * adjustment, which lower the balance without new money
-     */
-    moneyPaise?: number;
-  },
-) {
+export function applyPayment(db: Executor, p: PaymentChange) {
+  return applyTotals(db, p.businessId, paymentDeltas(p));
+}
+
+export interface PaymentChange {
+  businessId: string;
+  fromStatus: OpenStatus;
+  dueDate: string;
+  paise: number;
+  settles: boolean;
+  amountPaise: number;
+  month: string;
+  /**
+   * what of it is money received this month (default all of it): 0 for credit used or an
+   * adjustment, which lower the balance without new money
+   */
+  moneyPaise?: number;
+}
+
+/** What a payment does to the totals (as applyPayment writes it). */
+export function paymentDeltas(p: PaymentChange): TotalsDeltas {
   const from = p.fromStatus;
   const settled = p.settles ? 1 : 0;
   const money = p.moneyPaise ?? p.paise;
   const day = [{ dueDate: p.dueDate, count: -settled, paise: -p.paise }];
-  return applyTotals(db, p.businessId, {
+  return {
     totals: {
       [`${from}_count`]: -settled,
       [`${from}_paise`]: -p.paise,
@@ -146,7 +150,58 @@ export function applyPayment(
     pendingDays: from === 'pending' ? day : [],
     openDays: day,
     paidMonth: { month: p.month, count: settled, paise: money },
-  });
+  };
+}
+
+/**
+ * Many changes' deltas as few as the totals take: one per month of received money (usually one),
+ * each column and day summed, days in date order (the one lock order).
+ */
+export function sumDeltas(list: readonly TotalsDeltas[]): TotalsDeltas[] {
+  const byMonth = new Map<string, TotalsDeltas & { pending: Map<string, DayDelta>; open: Map<string, DayDelta> }>();
+  const none = '';
+  for (const d of list) {
+    const key = d.paidMonth?.month ?? none;
+    let sum = byMonth.get(key);
+    if (!sum) {
+      sum = { totals: {}, pending: new Map(), open: new Map() };
+      byMonth.set(key, sum);
+    }
+    for (const [column, value] of Object.entries(d.totals) as [keyof TotalsDeltas['totals'], number][]) {
+      sum.totals[column] = (sum.totals[column] ?? 0) + value;
+    }
+    for (const [days, into] of [
+      [d.pendingDays, sum.pending],
+      [d.openDays, sum.open],
+    ] as const) {
+      for (const day of days ?? []) {
+        const kept = into.get(day.dueDate) ?? { dueDate: day.dueDate, count: 0, paise: 0 };
+        into.set(day.dueDate, { dueDate: day.dueDate, count: kept.count + day.count, paise: kept.paise + day.paise });
+      }
+    }
+    if (d.paidMonth) {
+      const kept = sum.paidMonth ?? { month: d.paidMonth.month, count: 0, paise: 0 };
+      sum.paidMonth = {
+        month: kept.month,
+        count: kept.count + d.paidMonth.count,
+        paise: kept.paise + d.paidMonth.paise,
+      };
+    }
+  }
+  const inOrder = (days: Map<string, DayDelta>) =>
+    [...days.values()]
+      .filter((day) => day.count !== 0 || day.paise !== 0)
+      .sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : 0));
+  return [...byMonth.values()].map(({ pending, open, ...d }) => ({
+    ...d,
+    pendingDays: inOrder(pending),
+    openDays: inOrder(open),
+  }));
+}
+
+/** Many changes' deltas written together: sumDeltas, then the store's adapter. */
+export async function applyAll(db: Executor, businessId: string, list: readonly TotalsDeltas[]): Promise<void> {
+  for (const d of sumDeltas(list)) await applyTotals(db, businessId, d);
 }
 
 /**

@@ -35,7 +35,7 @@ export interface RecordedPayment {
 }
 
 /** Sources where the buyer paid (pay page claim, gateway, a bank credit): SPEC part 6's payment.received. */
-const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
+export const BUYER_SOURCES: readonly PaymentSource[] = ['claim', 'gateway', 'bank'];
 
 /**
  * Records one payment of a due inside the caller's transaction (PRODUCT part 10-11): a receipt of

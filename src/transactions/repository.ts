@@ -644,10 +644,53 @@ export function lockOpenDuesOfContact(
  */
 export function lockTransactions(db: Executor, businessId: string, ids: readonly string[]): Promise<TransactionView[]> {
   if (ids.length === 0) return Promise.resolve([]);
+  // By id: offered business_id, SQLite walked the business's dues (an index on it) to sort by id.
   return withContact(db)
-    .where('transactions.business_id', '=', businessId)
+    .where(offIndex(db, 'transactions.business_id'), '=', businessId)
     .where('transactions.id', 'in', ids)
     .orderBy('transactions.id')
     .$call(lockedRows(db, { of: 'transactions' }))
     .execute();
+}
+
+/** The columns a payment changes on a due (payments.ts applyToDue). */
+const PAID_COLUMNS = ['amount_paid_paise', 'updated_at', 'status', 'open', 'paid_at', 'utr', 'payment_method'] as const;
+export type PaidColumns = Pick<StoredTransaction, 'id' | (typeof PAID_COLUMNS)[number]>;
+
+/** Dues written per UPDATE by updatePaidColumns. */
+const PAID_PER_UPDATE = 100;
+
+/**
+ * Several dues' payment columns written at once (a batch of receipts, transactions/receipt-batch.ts):
+ * one UPDATE per 100 dues, each column a CASE over their ids (the column itself otherwise, which
+ * also gives PostgreSQL the column's type for the values).
+ */
+export async function updatePaidColumns(db: Executor, businessId: string, rows: readonly PaidColumns[]) {
+  for (let i = 0; i < rows.length; i += PAID_PER_UPDATE) {
+    const slice = rows.slice(i, i + PAID_PER_UPDATE);
+    const column = (name: (typeof PAID_COLUMNS)[number]) =>
+      sql<never>`case ${sql.join(
+        slice.map((r) => sql`when id = ${r.id} then ${r[name]}`),
+        sql` `,
+      )} else ${sql.ref(name)} end`;
+    await db
+      .updateTable('transactions')
+      .set({
+        amount_paid_paise: column('amount_paid_paise'),
+        updated_at: column('updated_at'),
+        status: column('status'),
+        open: column('open'),
+        paid_at: column('paid_at'),
+        utr: column('utr'),
+        payment_method: column('payment_method'),
+      })
+      // By id (the primary key): offered business_id, SQLite walked the business's dues.
+      .where(offIndex(db, 'business_id'), '=', businessId)
+      .where(
+        'id',
+        'in',
+        slice.map((r) => r.id),
+      )
+      .execute();
+  }
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { claimsOfContact } from '../contacts/repository.js';
 import type { Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 
@@ -39,20 +40,7 @@ export async function countMoving(db: Executor, businessId: string, contactId: s
         .selectFrom('payment_claims')
         .select(n)
         .where('business_id', '=', businessId)
-        .where((eb) =>
-          eb.or([
-            eb('contact_id', '=', contactId),
-            eb(
-              'transaction_id',
-              'in',
-              eb
-                .selectFrom('transactions')
-                .select('id')
-                .where('business_id', '=', businessId)
-                .where('contact_id', '=', contactId),
-            ),
-          ]),
-        ),
+        .where((eb) => claimsOfContact(eb, businessId, contactId)),
     ),
     count(
       db

@@ -377,6 +377,32 @@ describe('audit entries of claims', () => {
   });
 });
 
+describe('audit entries of bank matching', () => {
+  it("a bank credit naming a due's claim records the decision and the payment, by the system (bank matching)", async () => {
+    const biz = await h.newBusiness();
+    const due = await newDue(biz, { amount_paise: 8_000, contact_name: 'Bank Buyer' });
+    const made = await h.request('POST', `${new URL(due.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630577770009' }).toString(),
+      headers: FORM,
+    });
+    expect(made.status).toBe(303);
+    const claimId = (await biz.get(`/v1/transactions/${due.id}/claims`)).body.data[0].id as string;
+    const csv = `Date,Narration,Ref No.,Withdrawal,Deposit,Balance\n20/11/2026,"UPI/630577770009/BANK BUYER",,,"80.00",\n`;
+    const res = await biz.post('/v1/bank-statements', undefined, {
+      payload: csv,
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect((await entriesOf(biz, 'claim', claimId)).map((e) => [e.action, e.actor.type, e.changes.status])).toEqual([
+      ['claim.confirmed', 'system', ['pending', 'confirmed']],
+    ]);
+    expect((await entriesOf(biz, 'transaction', due.id)).at(-1)).toMatchObject({
+      action: 'transaction.paid',
+      request_id: res.headers['x-request-id'],
+    });
+  });
+});
+
 describe('audit entries of the system', () => {
   it('the overdue sweep records each due it moves, by the system', async () => {
     const biz = await h.newBusiness();

@@ -3,6 +3,7 @@ import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { addStaff, signInWithPhone } from './helpers/staff.js';
 
 /**
  * PRODUCT part 23: every change to money writes an audit entry in the change's transaction: dues
@@ -299,6 +300,25 @@ describe('audit entries of receipts', () => {
     });
     const receipt = (await allEntries(biz)).find((e) => e.entity === 'receipt');
     expect(receipt).toMatchObject({ action: 'receipt.recorded', actor: { type: 'user', id: biz.business.id } });
+  });
+});
+
+describe('audit entries of staff', () => {
+  it("a collector's payment on the dashboard names the collector, not the owner", async () => {
+    const biz = await h.newBusiness();
+    const due = await newDue(biz, { amount_paise: 10_000, contact_name: 'Staff Buyer' });
+    const ravi = await addStaff(h, biz, 'collector', 'Ravi Collector');
+    expect((await biz.patch(`/v1/contacts/${due.contact_id}`, { assigned_to: ravi.id })).status).toBe(200);
+    const client = await signInWithPhone(h, ravi.phone);
+    const res = await client.submit(`/dashboard/dues/${due.id}`, `/dashboard/dues/${due.id}/payments`, {
+      amount: '30',
+    });
+    expect(res.status, res.text).toBe(303);
+    const actor = { type: 'user', id: ravi.id, name: 'Ravi Collector' };
+    expect((await allEntries(biz)).slice(0, 2)).toMatchObject([
+      { action: 'transaction.part_paid', entity_id: due.id, actor },
+      { action: 'receipt.recorded', actor, changes: { amount_paise: [null, 3_000] } },
+    ]);
   });
 });
 

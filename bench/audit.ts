@@ -58,6 +58,8 @@ async function withStore<T>(work: (services: ReturnType<typeof createServices>, 
   const config = loadConfig({
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // seeding a million entries is one statement: longer than a request's 30 s bound under load
+    PG_STATEMENT_TIMEOUT_MS: '600000',
     ...(databaseUrl && { DATABASE_URL: databaseUrl }),
   });
   const store = openStore(config);
@@ -79,7 +81,7 @@ async function write() {
   const concurrency = Number(arg('--concurrency') ?? 10);
   const kind = arg('--path') ?? 'create';
   const warmup = 100;
-  const result = await withStore(async (services) => {
+  const result = await withStore(async (services, db) => {
     const { business } = await services.businesses.create({ name: 'Audit Bench', phone: '+91 90000 00023' });
     // one buyer per worker: a receipt locks its buyer, and workers on one buyer would wait on each other
     const buyers: string[] = [];
@@ -119,6 +121,12 @@ async function write() {
     await run(ops, op);
     const wallUs = (performance.now() - start) * 1000;
     const used = process.cpuUsage(cpu);
+    // what the run wrote to the log: "before" (audit-write.sh's copy) writes none
+    const audited = await db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('business_id', '=', business.id)
+      .executeTakeFirstOrThrow();
     return {
       store: STORE,
       path: kind,
@@ -126,6 +134,7 @@ async function write() {
       cpuUsPerOp: Math.round((used.user + used.system) / ops),
       wallUsPerOp: Math.round(wallUs / ops),
       opsPerSecond: Math.round((ops * 1e6) / wallUs),
+      auditEntries: Number(audited.n),
     };
   });
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -21,6 +21,7 @@ import { seedScale } from './scale-seed.js';
  *   npx tsx bench/bank-match.ts --postgres postgres://postgres@127.0.0.1:5432/throwaway
  *   npx tsx bench/bank-match.ts --dues 20000 --lines 4000        # smaller
  *   npx tsx bench/bank-match.ts --small                          # also the same lines against 1,000 dues
+ *   npx tsx bench/bank-match.ts --neighbour                      # another business writing dues meanwhile
  *   npx tsx bench/bank-match.ts --seed-only                      # seed (or find) the data, upload nothing
  *
  * The dues are written in bulk by bench/scale-seed.ts (multi-row inserts; one due in 10 paid, so
@@ -40,6 +41,7 @@ const LINES = Number(arg('--lines') ?? 20_000);
 const DATABASE_URL = arg('--postgres') ?? '';
 const SEED_ONLY = process.argv.includes('--seed-only');
 const SMALL = process.argv.includes('--small');
+const NEIGHBOUR = process.argv.includes('--neighbour');
 /** open dues given a payment reference (rule 2), and contacts remembered as payers (rule 4) */
 const REFS = 4_000;
 const PAYERS = 2_000;
@@ -257,11 +259,34 @@ async function main() {
       const smallCsv = statement(small.refs, 1_000, small.payers, LINES);
       smallS = await timed(`${LINES} lines, 1,000 open dues`, () => services.bank.upload(small.business, smallCsv));
     }
+    // Another business writing one due at a time meanwhile (--neighbour): how long its writes wait.
+    let writing = NEIGHBOUR;
+    const waits: number[] = [];
+    const neighbour = (async () => {
+      for (let i = 0; writing; i++) {
+        const start = performance.now();
+        await services.transactions.create(small.business, {
+          contact_name: `Neighbour ${i % 50}`,
+          amount_paise: 10_000,
+          due_date: '2030-01-01',
+        } as never);
+        waits.push(performance.now() - start);
+      }
+    })();
     recording = true;
     const bigS = await timed(`${LINES} lines, ${Number(open.n)} open dues`, () =>
       services.bank.upload(big.business, bigCsv),
     );
     recording = false;
+    writing = false;
+    await neighbour;
+    if (NEIGHBOUR) {
+      const sorted = [...waits].sort((a, b) => a - b);
+      const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(0);
+      process.stdout.write(
+        `another business's dues written one at a time meanwhile: ${waits.length}, median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms\n`,
+      );
+    }
     process.stdout.write(
       `ratios: ${smallS === undefined ? '' : `big/small ${(bigS / smallS).toFixed(2)}, `}big/bare ${(bigS / bare).toFixed(0)}; ${queries.length} statements (${(queries.length / LINES).toFixed(1)} a line); load average ${os
         .loadavg()

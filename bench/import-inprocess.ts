@@ -11,7 +11,8 @@ import { importRow } from './lib.js';
 /**
  * The import alone, in-process (no HTTP): `--runs N` imports of `--rows` dues (10,000), each into a
  * new business, the same row shapes as bench:bulk; prints dues/s per run. `--postgres URL` for
- * PostgreSQL (a throw-away database). With `node --cpu-prof` (tsx), a profile of just this.
+ * PostgreSQL (a throw-away database). With `node --cpu-prof` (tsx), a profile of just this. The
+ * last line also gives this process's CPU time per due of each run (every thread of the process).
  */
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -35,6 +36,7 @@ async function main() {
     await migrate(store.db);
     const services = createServices({ store, clock: systemClock, config });
     const rates: number[] = [];
+    const cpuUsPerDue: number[] = [];
     // `--same-business`: every run into one business, which grows by ROWS a run (does an import
     // get slower as the business grows?).
     const same = process.argv.includes('--same-business')
@@ -44,14 +46,19 @@ async function main() {
       const business =
         same ?? (await services.businesses.create({ name: `Import ${run}`, phone: '+91 90000 00022' })).business;
       const rows = Array.from({ length: ROWS }, (_, i) => row(i, `IMP${run}`));
+      const cpu = process.cpuUsage();
       const start = performance.now();
       const result = await services.bulk.importDues(business, { rows });
       const seconds = (performance.now() - start) / 1000;
+      const used = process.cpuUsage(cpu);
+      cpuUsPerDue.push(Math.round((used.user + used.system) / ROWS));
       if (result.created !== ROWS) throw new Error(`created ${result.created}`);
       rates.push(Math.round(ROWS / seconds));
       process.stdout.write(`run ${run + 1}: ${rates.at(-1)} dues/s (${Math.round(seconds * 1000)} ms)\n`);
     }
-    process.stdout.write(`${DATABASE_URL ? 'postgres' : 'sqlite'}: ${JSON.stringify(rates)}\n`);
+    process.stdout.write(
+      `${DATABASE_URL ? 'postgres' : 'sqlite'}: ${JSON.stringify({ duesPerSecond: rates, cpuUsPerDue })}\n`,
+    );
   } finally {
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AXE_SOURCE, DESKTOP, launchChromium, PHONE } from './helpers/chromium.js';
+import { DESKTOP, expectAccessible, launchChromium, PHONE } from './helpers/chromium.js';
 import { type FakeRazorpay, razorpayEnv, startFakeRazorpay } from './helpers/fake-razorpay.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
@@ -69,16 +69,9 @@ async function accountPath(language: 'en' | 'hi', on: Harness = h): Promise<stri
   return new URL(contact.body.data.account_url).pathname;
 }
 
-type AxeViolation = { id: string; impact: string | null };
-
 async function check(page: Page, width: number, name: string, javaScript: boolean) {
   if (javaScript) {
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate<AxeViolation[]>(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    );
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+    await expectAccessible(page, name);
   }
   expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(width);
   const file = path.join(ARTIFACTS, `${name}.png`);

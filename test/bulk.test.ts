@@ -343,7 +343,7 @@ describe('POST /v1/transactions/import (JSON)', () => {
     expect((await page()).total).toBe(602);
     await newDue(biz, { contact_name: 'After Refusal' });
     expect((await page()).total).toBe(603);
-    // A dry run writes (and rolls back) the same way: nothing it did stays, the trigger included.
+    // A dry run writes (and rolls back) the same way: nothing it did stays.
     const dry = await biz.post('/v1/transactions/import?dry_run=true', { rows: rows(600, 'X') });
     expect(dry.status).toBe(201);
     expect((await page()).total).toBe(603);

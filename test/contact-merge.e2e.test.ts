@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translator } from '../src/i18n/index.js';
-import { AXE_SOURCE, launchChromium, PAGE_CASES } from './helpers/chromium.js';
+import { expectAccessible, launchChromium, PAGE_CASES } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
@@ -35,11 +35,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-}
-
 async function check(page: Page, label: string, language: string, step: string, js: boolean, width: number) {
   const name = `${label}-${language}-${step}`;
   expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(width);
@@ -51,12 +46,7 @@ async function check(page: Page, label: string, language: string, step: string, 
     await page.screenshot({ path: path.join(DOCS, `${name}.png`) });
   }
   if (!js) return;
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<AxeViolation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
+  await expectAccessible(page, name);
 }
 
 describe('merge two buyers in headless Chromium', () => {

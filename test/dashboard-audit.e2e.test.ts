@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAs } from '../src/audit/context.js';
 import { recordAudit } from '../src/audit/record.js';
-import { AXE_SOURCE, DESKTOP, launchChromium, PHONE } from './helpers/chromium.js';
+import { DESKTOP, expectAccessible, launchChromium, PHONE } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
@@ -40,12 +40,7 @@ async function check(page: Page, name: string, width: number) {
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   expect(existsSync(file)).toBe(true);
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<Array<{ id: string; impact: string | null }>>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
+  await expectAccessible(page, name);
 }
 
 const CASES = [

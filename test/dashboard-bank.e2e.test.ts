@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AXE_SOURCE, launchChromium, PAGE_CASES } from './helpers/chromium.js';
+import { expectAccessible, launchChromium, PAGE_CASES } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
@@ -58,21 +58,6 @@ afterAll(async () => {
   await browser?.close();
   await h?.close();
 });
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: string[] }>;
-}
-
-async function expectAccessible(page: Page, name: string) {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<AxeViolation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
-}
 
 async function check(page: Page, width: number, name: string, javaScript: boolean) {
   if (javaScript) await expectAccessible(page, name);

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './helpers/chromium.js';
+import { expectAccessible, launchChromium } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import type { Harness, TestBusiness } from './helpers/harness.js';
 import { startHarnessWithReceiver } from './helpers/harness-with-receiver.js';
@@ -14,7 +12,6 @@ import type { HttpsReceiver } from './helpers/https-receiver.js';
  * events, one tap to replay the last 24 hours and to get a new signing secret (shown once), in
  * English and Hindi, fitting the screen and passing axe-core.
  */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 360, height: 740 };
 
 let h: Harness;
@@ -57,14 +54,7 @@ async function phonePage(biz: TestBusiness, javaScriptEnabled = false): Promise<
 async function expectUsable(biz: TestBusiness, name: string) {
   const page = await phonePage(biz, true);
   expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(PHONE.width);
-  await page.evaluate(AXE_SOURCE);
-  const impacts = await page.evaluate<{ id: string; impact: string | null }[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
-  );
-  expect(
-    impacts.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-    name,
-  ).toEqual([]);
+  await expectAccessible(page, name);
   await page.context().close();
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translator } from '../src/i18n/index.js';
-import { AXE_SOURCE, launchChromium, PAGE_CASES } from './helpers/chromium.js';
+import { expectAccessible, launchChromium, PAGE_CASES } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
@@ -33,24 +33,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: string[] }>;
-}
-
 async function check(page: Page, name: string, js: boolean, width: number) {
   expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(width);
   const file = path.join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   expect(existsSync(file)).toBe(true);
   if (!js) return;
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<AxeViolation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${name}: ${JSON.stringify(serious)}`).toEqual([]);
+  await expectAccessible(page, name);
 }
 
 describe('the ledger in headless Chromium', () => {

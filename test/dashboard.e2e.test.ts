@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './helpers/chromium.js';
+import { expectAccessible, launchChromium } from './helpers/chromium.js';
 import { claimPayment, lastCode, loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
 import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
@@ -16,7 +15,6 @@ import { sendWhatsAppMessage } from './helpers/whatsapp-inbound.js';
  * fails this file; it never skips.
  */
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard', STORE);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
 const VIEWPORTS = [
@@ -69,23 +67,6 @@ function watchCsp(page: Page): string[] {
     if (/Content.Security.Policy/i.test(m.text())) violations.push(m.text());
   });
   return violations;
-}
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/** axe-core in the page (evaluated over the DevTools protocol, so the page's CSP stays as served). */
-async function expectAccessible(page: Page, name: string) {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<AxeViolation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  );
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
 }
 
 async function expectFitsWidth(page: Page, width: number, name: string) {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AXE_SOURCE, DESKTOP, launchChromium, PHONE } from './helpers/chromium.js';
+import { DESKTOP, expectAccessible, launchChromium, PHONE } from './helpers/chromium.js';
 import { crawl } from './helpers/crawl.js';
 import { loginLink } from './helpers/dashboard.js';
 import { type Harness, STORE, startHarness } from './helpers/harness.js';
@@ -65,12 +65,6 @@ function nameOf(url: string): string {
 /** The elements whose content sticks out of their box (the innermost last), for the failure's message. */
 const OVERFLOWING = `[...document.querySelectorAll('body *')].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible').slice(-4).map((e) => e.tagName.toLowerCase() + ' ' + e.scrollWidth + '>' + e.clientWidth + ': ' + (e.textContent || '').slice(0, 80))`;
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: string[] }>;
-}
-
 describe('every page in Chromium, both languages, phone and desktop', () => {
   for (const language of ['en', 'hi'] as const) {
     for (const [label, viewport] of VIEWPORTS) {
@@ -108,12 +102,7 @@ describe('every page in Chromium, both languages, phone and desktop', () => {
           expect(res?.status(), url).toBe(200);
           expect(await page.locator('html').getAttribute('lang'), url).toBe(language);
           await shoot(nameOf(url));
-          await page.evaluate(AXE_SOURCE);
-          const violations = await page.evaluate<AxeViolation[]>(
-            `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-          );
-          const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-          expect(serious, `${url}: ${JSON.stringify(serious)}`).toEqual([]);
+          await expectAccessible(page, url);
           const width = await page.evaluate<number>('document.documentElement.scrollWidth');
           if (width > viewport.width) {
             expect.fail(`${url} is ${width} px wide: ${JSON.stringify(await page.evaluate<string[]>(OVERFLOWING))}`);

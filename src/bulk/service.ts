@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { BusinessRow } from '../businesses/repository.js';
 import type { ContactRow } from '../contacts/repository.js';
-import { lockImports, writingDuesInChunks } from '../db/port.js';
+import { lockImports } from '../db/port.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { AppError, errors, type RowError, RowsError } from '../errors.js';
 import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.js';
@@ -138,9 +138,7 @@ export class BulkService {
     rejectIfAny(failures);
 
     const result: ImportResult = { created: 0, contacts_created: 0, ids: [] };
-    await writingDuesInChunks(trx, business.id, (chunkWritten) =>
-      this.writeChunks(trx, business, rows, options, result, chunkWritten),
-    );
+    await this.writeChunks(trx, business, rows, options, result);
     result.created = result.ids.length;
     return result;
   }
@@ -151,7 +149,6 @@ export class BulkService {
    * database writes the chunk before it (writePrepared): on PostgreSQL a chunk's rows are one
    * statement, which the server runs while this process builds the next one. One chunk is written
    * at a time, in file order, and every write has ended before this returns or throws.
-   * `chunkWritten` (db/port.ts writingDuesInChunks) is told of each chunk once it is written.
    */
   private async writeChunks(
     trx: Trx,
@@ -159,7 +156,6 @@ export class BulkService {
     rows: readonly ParsedRow[],
     options: ImportOptions,
     result: ImportResult,
-    chunkWritten: () => Promise<void>,
   ): Promise<void> {
     const { transactions } = this.deps;
     // Every row's contact locked (in id order) with its credit read under the lock, before the
@@ -187,7 +183,6 @@ export class BulkService {
         await writing;
         writing = (async () => {
           const written = await transactions.writePrepared(trx, business, prepared, totals, budget);
-          await chunkWritten();
           for (const due of written) result.ids.push(due.id);
           written_.push(...transactions.creditCandidates(prepared, written));
           options.onProgress?.(end, rows.length);

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { claimsOfContact } from '../contacts/repository.js';
 import type { Executor } from '../db/schema.js';
 import { updatedAtAfter } from '../db/updated-at.js';
 
@@ -39,20 +40,7 @@ export async function countMoving(db: Executor, businessId: string, contactId: s
         .selectFrom('payment_claims')
         .select(n)
         .where('business_id', '=', businessId)
-        .where((eb) =>
-          eb.or([
-            eb('contact_id', '=', contactId),
-            eb(
-              'transaction_id',
-              'in',
-              eb
-                .selectFrom('transactions')
-                .select('id')
-                .where('business_id', '=', businessId)
-                .where('contact_id', '=', contactId),
-            ),
-          ]),
-        ),
+        .where((eb) => claimsOfContact(eb, businessId, contactId)),
     ),
     count(
       db
@@ -85,14 +73,18 @@ export function liveDueIds(db: Executor, businessId: string, contactId: string):
     .then((rows) => rows.map((r) => r.id));
 }
 
-/** The ids of every due (deleted ones too) and every receipt of the merged contact: their audit entries. */
+/**
+ * The ids of every due, receipt and adjustment of the merged contact: their audit entries. A
+ * deleted due moves too, but is absent in the log since its deletion (every field null): no entry.
+ */
 export async function movedIds(db: Executor, businessId: string, contactId: string) {
-  const [dues, receipts] = await Promise.all([
+  const [dues, receipts, adjustments] = await Promise.all([
     db
       .selectFrom('transactions')
       .select('id')
       .where('business_id', '=', businessId)
       .where('contact_id', '=', contactId)
+      .where('deleted_at', 'is', null)
       .execute(),
     db
       .selectFrom('receipts')
@@ -100,8 +92,18 @@ export async function movedIds(db: Executor, businessId: string, contactId: stri
       .where('business_id', '=', businessId)
       .where('contact_id', '=', contactId)
       .execute(),
+    db
+      .selectFrom('adjustments')
+      .select('id')
+      .where('business_id', '=', businessId)
+      .where('contact_id', '=', contactId)
+      .execute(),
   ]);
-  return { dues: dues.map((r) => r.id), receipts: receipts.map((r) => r.id) };
+  return {
+    dues: dues.map((r) => r.id),
+    receipts: receipts.map((r) => r.id),
+    adjustments: adjustments.map((r) => r.id),
+  };
 }
 
 /**

@@ -139,7 +139,8 @@ const AUDIT_BATCH = 500;
 
 /**
  * The merge in the audit log, in its transaction: the kept buyer's entry (what it took), the
- * merged buyer's (removed, and into whom), and each moved due's and receipt's new contact.
+ * merged buyer's (removed, and into whom), and each moved due's, receipt's and adjustment's new
+ * contact (a deleted due's: none).
  */
 async function auditMerge(
   trx: Executor,
@@ -148,7 +149,7 @@ async function auditMerge(
   kept: ContactRow,
   merged: ContactRow,
   after: ContactRow,
-  moved: { dues: string[]; receipts: string[] },
+  moved: { dues: string[]; receipts: string[]; adjustments: string[] },
 ) {
   const entries: AuditChange[] = [
     {
@@ -175,6 +176,12 @@ async function auditMerge(
     ...moved.receipts.map((id) => ({
       action: 'receipt.updated',
       entity: 'receipt' as const,
+      entityId: id,
+      changes: { contact_id: [merged.id, kept.id] as [string, string] },
+    })),
+    ...moved.adjustments.map((id) => ({
+      action: 'adjustment.updated',
+      entity: 'adjustment' as const,
       entityId: id,
       changes: { contact_id: [merged.id, kept.id] as [string, string] },
     })),

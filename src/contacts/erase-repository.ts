@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
-import { updateContact } from './repository.js';
+import { claimsOfContact, updateContact } from './repository.js';
 
 /** Events read per page while looking for a contact's personal data. */
 const PAGE = 500;
@@ -60,20 +60,7 @@ export async function clearClaimReferences(db: Executor, businessId: string, con
     .set({ reference: null })
     .where('business_id', '=', businessId)
     .where('reference', 'is not', null)
-    .where((eb) =>
-      eb.or([
-        eb('contact_id', '=', contactId),
-        eb(
-          'transaction_id',
-          'in',
-          eb
-            .selectFrom('transactions')
-            .select('id')
-            .where('business_id', '=', businessId)
-            .where('contact_id', '=', contactId),
-        ),
-      ]),
-    )
+    .where((eb) => claimsOfContact(eb, businessId, contactId))
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

@@ -1,4 +1,4 @@
-import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { exactTime, fewNameTrigramMatches, jsonArrays, offIndex } from '../db/port.js';
 import { precompiled } from '../db/precompiled.js';
 import type { ContactTable, Database, Executor } from '../db/schema.js';
@@ -435,4 +435,27 @@ export async function findContactWithStanding(
   today: string,
 ): Promise<ContactWithStandingRow | undefined> {
   return (await contactWithStandingQuery(db, { businessId, id, today }))[0];
+}
+
+/**
+ * "The claims of a contact" as a filter: on its account, or on any of its dues (deleted ones too).
+ * What erasing a buyer clears and merging two buyers moves.
+ */
+export function claimsOfContact(
+  eb: ExpressionBuilder<Database, 'payment_claims'>,
+  businessId: string,
+  contactId: string,
+) {
+  return eb.or([
+    eb('contact_id', '=', contactId),
+    eb(
+      'transaction_id',
+      'in',
+      eb
+        .selectFrom('transactions')
+        .select('id')
+        .where('business_id', '=', businessId)
+        .where('contact_id', '=', contactId),
+    ),
+  ]);
 }

@@ -1,7 +1,7 @@
 import { addScoreSums } from '../db/port.js';
 import type { Executor } from '../db/schema.js';
 import { localDate } from '../lib/dates.js';
-import { paidDueSums } from '../lib/payment-score.js';
+import { mergeSums, type PaidSums, paidDueSums } from '../lib/payment-score.js';
 
 /**
  * Issue 18: a contact's payment score kept incrementally. Each due that becomes paid adds its
@@ -33,6 +33,29 @@ export async function addSettledDue(
     promiseDate: due.promise_date,
   });
   await addScoreSums(trx, business.id, due.contact_id, sums);
+}
+
+/**
+ * Adds many dues settled at their `paid_at` (a batch of receipts) to their contacts' score sums:
+ * the terms of each contact's dues merged first, then one write per contact.
+ */
+export async function addSettledDues(
+  trx: Executor,
+  business: { id: string; timezone: string },
+  dues: readonly (SettledDue & { paid_at: string | null })[],
+  now: Date,
+): Promise<void> {
+  const byContact = new Map<string, PaidSums>();
+  for (const due of dues) {
+    const sums = paidDueSums({
+      amountPaise: Number(due.amount_paise),
+      dueDate: due.due_date,
+      paidDate: localDate(business.timezone, new Date(due.paid_at ?? now.toISOString())),
+      promiseDate: due.promise_date,
+    });
+    byContact.set(due.contact_id, mergeSums(byContact.get(due.contact_id) ?? null, sums));
+  }
+  for (const [contactId, sums] of byContact) await addScoreSums(trx, business.id, contactId, sums);
 }
 
 /**

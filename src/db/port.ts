@@ -61,19 +61,6 @@ export function lockImports(trx: Executor, businessId: string): Promise<void> {
 }
 
 /**
- * Runs `work`, a bulk insert of a business's dues in chunks, which calls `chunkWritten` after each
- * chunk: the business's data version moves once per chunk instead of once per row (SQLite: its
- * per-row trigger is off meanwhile, in the same transaction; PostgreSQL moves it once at commit).
- */
-export function writingDuesInChunks<T>(
-  trx: Executor,
-  businessId: string,
-  work: (chunkWritten: () => Promise<void>) => Promise<T>,
-): Promise<T> {
-  return statementsOf(trx).writingDuesInChunks(trx, businessId, work);
-}
-
-/**
  * An aggregate of one JSON array per row (`items`), in `orderBy`'s order: a JSON array of arrays,
  * NULL over no rows. PostgreSQL hands it over parsed, SQLite as text.
  */

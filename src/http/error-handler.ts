@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isForeignKeyViolation } from '../db/errors.js';
+import { isForeignKeyViolation, isWriteCollision } from '../db/errors.js';
 import { isStoreUnavailable } from '../db/unavailable.js';
 import { AppError, type ErrorCode, errors } from '../errors.js';
 import { statusOf } from './error-status.js';
@@ -42,6 +42,8 @@ export function toAppError(error: unknown, request?: FastifyRequest): AppError {
     return errors.conflict(
       'something this request refers to was removed meanwhile (a buyer merged into another?): nothing was changed; retry',
     );
+  if (isWriteCollision(error))
+    return errors.conflict('this request ran into another change of the same rows: nothing was changed; retry');
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.badRequest('request body is not valid JSON');

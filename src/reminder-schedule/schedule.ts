@@ -121,6 +121,19 @@ export async function cancelForPaidDue(trx: Executor, transactionId: string, now
   await cancelScheduled(trx, transactionId, 'paid', now);
 }
 
+/** Many dues paid at once (a batch of receipts): their reminders cancelled in one statement per 500 dues. */
+export async function cancelForPaidDues(trx: Executor, transactionIds: readonly string[], now: Date): Promise<void> {
+  const at = now.toISOString();
+  for (let i = 0; i < transactionIds.length; i += 500) {
+    await trx
+      .updateTable('reminders')
+      .set({ status: 'cancelled', reason: 'paid', lease_id: null, locked_until: null, updated_at: at })
+      .where('transaction_id', 'in', transactionIds.slice(i, i + 500))
+      .where('status', '=', 'scheduled')
+      .execute();
+  }
+}
+
 /** A due removed or paused: what is left of its sequence is cancelled with this reason. */
 export async function cancelScheduled(trx: Executor, transactionId: string, reason: string, now: Date): Promise<void> {
   const at = now.toISOString();

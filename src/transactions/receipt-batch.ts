@@ -1,6 +1,6 @@
 import { type AuditChange, recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
-import { addSettledDue } from '../contacts/score-sums.js';
+import { addSettledDues } from '../contacts/score-sums.js';
 import { insertEach } from '../db/port.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import type { TotalsDeltas } from '../db/totals-deltas.js';
@@ -9,7 +9,7 @@ import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
 import { type OutboxEvent, recordEvents } from '../outbox/events.js';
-import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
+import { cancelForPaidDues } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import type { ReceiptInput } from './account.js';
 import { type Allocation, planReceipt } from './allocate.js';
@@ -30,8 +30,8 @@ import * as dues from './repository.js';
  * changes them, so a later receipt sees an earlier one's payments before anything is written.
  *
  * Cost: a few statements per batch, plus one per contact whose open dues a receipt walks (a page of
- * 100, oldest first, as recordReceiptIn), per contact left credit, and per settled due (its score
- * sums and reminders).
+ * 100, oldest first, as recordReceiptIn), per contact left credit, and per contact whose dues
+ * settled (its score sums; the settled dues' reminders are cancelled together).
  */
 
 /** Open dues read per statement while looking for where a receipt goes (as account.ts). */
@@ -259,10 +259,12 @@ export class ReceiptBatch {
       await repo.addContactCredit(trx, contactId, paise, now.toISOString());
     }
     await aggregates.applyAll(trx, business.id, this.deltas);
-    for (const due of this.settled) {
-      await addSettledDue(trx, business, due, due.paid_at ?? now.toISOString());
-      await cancelForPaidDue(trx, due.id, now);
-    }
+    await addSettledDues(trx, business, this.settled, now);
+    await cancelForPaidDues(
+      trx,
+      this.settled.map((d) => d.id),
+      now,
+    );
     await recordEvents(trx, this.events);
     await recordAudit(trx, business.id, now, this.audit);
     this.dues.clear();

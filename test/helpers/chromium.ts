@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Debian's Chromium, driven by playwright-core (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -25,6 +26,26 @@ export async function launchChromium(): Promise<Browser> {
 
 /** axe-core's script, injected into a page to check its accessibility. */
 export const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * axe-core on the page (evaluated over the DevTools protocol, so the page's CSP stays as served):
+ * a serious or critical violation fails the calling test, named by `name`, with what and where.
+ */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate<AxeViolation[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+  );
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+}
 
 export const PHONE = { width: 360, height: 740 };
 export const DESKTOP = { width: 1280, height: 800 };

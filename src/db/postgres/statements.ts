@@ -53,15 +53,6 @@ export async function lockImports(trx: Executor, businessId: string): Promise<vo
   await sql`select pg_advisory_xact_lock(hashtext(${`import:${businessId}`}))`.execute(trx);
 }
 
-/** The data version moves at commit, once per transaction (its deferred trigger): nothing per chunk. */
-export function writingDuesInChunks<T>(
-  _trx: Executor,
-  _businessId: string,
-  work: (chunkWritten: () => Promise<void>) => Promise<T>,
-): Promise<T> {
-  return work(async () => {});
-}
-
 export function jsonArrays(items: readonly RawBuilder<unknown>[], orderBy?: RawBuilder<unknown>): RawBuilder<never> {
   const order = orderBy ? sql` order by ${orderBy}` : sql``;
   return sql`json_agg(json_build_array(${sql.join(items)})${order})`;

@@ -40,43 +40,6 @@ export async function usedInvoiceNumbers(db: Executor, businessId: string, numbe
 /** SQLite has one writer at a time: imports take turns without a lock of their own. */
 export async function lockImports(_trx: Executor, _businessId: string): Promise<void> {}
 
-/** SQLite's row trigger that moves a business's data version for each new due (migration 2026-11-23T01-00). */
-const INSERT_TRIGGER = 'transactions_data_version_insert';
-
-/**
- * Runs `work` (a bulk insert of dues) without the per-row data-version trigger on inserts into
- * transactions, which was a quarter of the cost of inserting a due: `work` moves the version
- * itself, once per chunk (chunkWritten). The trigger is dropped and created again, from its own
- * stored SQL, inside the caller's write transaction, so no other writer ever runs without it:
- * SQLite has one writer at a time and this transaction holds the write lock throughout (another
- * process's writes wait for it; this process's other transactions queue behind it on the one
- * connection), and a failure or a crash rolls the DROP back with everything else. Readers never
- * see the schema without it either: the DROP and the CREATE commit together.
- */
-export async function writingDuesInChunks<T>(
-  trx: Executor,
-  businessId: string,
-  work: (chunkWritten: () => Promise<void>) => Promise<T>,
-): Promise<T> {
-  const found = await sql<{ sql: string }>`
-    select sql from sqlite_master where type = 'trigger' and name = ${INSERT_TRIGGER}`.execute(trx);
-  const definition = found.rows[0]?.sql;
-  // Not there (a schema of another shape): every row moves the version as it always did.
-  if (definition === undefined) return work(async () => {});
-  await sql`drop trigger ${sql.id(INSERT_TRIGGER)}`.execute(trx);
-  try {
-    return await work(async () => {
-      await sql`update business_totals set data_version = data_version + 1 where business_id = ${businessId}`.execute(
-        trx,
-      );
-    });
-  } finally {
-    // Also when `work` fails: a caller may keep its transaction after a refused row (the
-    // Idempotency-Key record of a 4xx answer), and the trigger must be in what it commits.
-    await sql.raw(definition).execute(trx);
-  }
-}
-
 export function jsonArrays(items: readonly RawBuilder<unknown>[], orderBy?: RawBuilder<unknown>): RawBuilder<never> {
   const order = orderBy ? sql` order by ${orderBy}` : sql``;
   return sql`json_group_array(json_array(${sql.join(items)})${order})`;

@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { migrate, openStore } from '../src/db/store.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createServices } from '../src/services.js';
-import { freePort, importRow, start, stop } from './lib.js';
+import { cpuSeconds, freePort, importRow, start, stop } from './lib.js';
 
 /**
  * `npm run bench:bulk` (issue 21), on the real server (src/server.ts):
@@ -156,6 +156,7 @@ async function main() {
         rssMax = Math.max(rssMax, rssMb(api.pid as number));
         anonMax = Math.max(anonMax, rssMb(api.pid as number, 'RssAnon'));
       }, 50);
+      const cpuBefore = cpuSeconds(api.pid as number);
       const exportStart = performance.now();
       const res = await request(`${base}/v1/transactions/export`, {
         dispatcher: agent,
@@ -166,11 +167,13 @@ async function main() {
         for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
       }
       const seconds = (performance.now() - exportStart) / 1000;
+      const cpu = cpuSeconds(api.pid as number) - cpuBefore;
       clearInterval(sampler);
       if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode}`);
       return {
         rows: lines - 1,
         rows_per_s: Math.round((lines - 1) / seconds),
+        server_cpu_us_per_row: Number(((cpu * 1e6) / Math.max(1, lines - 1)).toFixed(1)),
         rss_before_mb: Math.round(rssBefore),
         rss_growth_mb: Math.round(rssMax - rssBefore),
         rss_anon_growth_mb: Math.round(anonMax - anonBefore),

@@ -3,6 +3,7 @@ import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
+import { addStaff, signInWithPhone } from './helpers/staff.js';
 
 /**
  * PRODUCT part 23: every change to money writes an audit entry in the change's transaction: dues
@@ -302,6 +303,25 @@ describe('audit entries of receipts', () => {
   });
 });
 
+describe('audit entries of staff', () => {
+  it("a collector's payment on the dashboard names the collector, not the owner", async () => {
+    const biz = await h.newBusiness();
+    const due = await newDue(biz, { amount_paise: 10_000, contact_name: 'Staff Buyer' });
+    const ravi = await addStaff(h, biz, 'collector', 'Ravi Collector');
+    expect((await biz.patch(`/v1/contacts/${due.contact_id}`, { assigned_to: ravi.id })).status).toBe(200);
+    const client = await signInWithPhone(h, ravi.phone);
+    const res = await client.submit(`/dashboard/dues/${due.id}`, `/dashboard/dues/${due.id}/payments`, {
+      amount: '30',
+    });
+    expect(res.status, res.text).toBe(303);
+    const actor = { type: 'user', id: ravi.id, name: 'Ravi Collector' };
+    expect((await allEntries(biz)).slice(0, 2)).toMatchObject([
+      { action: 'transaction.part_paid', entity_id: due.id, actor },
+      { action: 'receipt.recorded', actor, changes: { amount_paise: [null, 3_000] } },
+    ]);
+  });
+});
+
 describe('audit entries of claims', () => {
   async function dueWithClaim(biz: TestBusiness) {
     const due = await newDue(biz, { amount_paise: 10_000 });
@@ -374,6 +394,32 @@ describe('audit entries of claims', () => {
     expect((await entriesOf(biz, 'claim', claimId)).map((e) => e.action)).toEqual(['claim.confirmed']);
     const receipt = (await allEntries(biz)).find((e) => e.entity === 'receipt');
     expect(receipt?.changes).toMatchObject({ amount_paise: [null, 6_000], claim_id: [null, claimId] });
+  });
+});
+
+describe('audit entries of bank matching', () => {
+  it("a bank credit naming a due's claim records the decision and the payment, by the system (bank matching)", async () => {
+    const biz = await h.newBusiness();
+    const due = await newDue(biz, { amount_paise: 8_000, contact_name: 'Bank Buyer' });
+    const made = await h.request('POST', `${new URL(due.pay_page_url).pathname}/claim`, {
+      payload: new URLSearchParams({ reference: '630577770009' }).toString(),
+      headers: FORM,
+    });
+    expect(made.status).toBe(303);
+    const claimId = (await biz.get(`/v1/transactions/${due.id}/claims`)).body.data[0].id as string;
+    const csv = `Date,Narration,Ref No.,Withdrawal,Deposit,Balance\n20/11/2026,"UPI/630577770009/BANK BUYER",,,"80.00",\n`;
+    const res = await biz.post('/v1/bank-statements', undefined, {
+      payload: csv,
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect((await entriesOf(biz, 'claim', claimId)).map((e) => [e.action, e.actor.type, e.changes.status])).toEqual([
+      ['claim.confirmed', 'system', ['pending', 'confirmed']],
+    ]);
+    expect((await entriesOf(biz, 'transaction', due.id)).at(-1)).toMatchObject({
+      action: 'transaction.paid',
+      request_id: res.headers['x-request-id'],
+    });
   });
 });
 

@@ -247,6 +247,19 @@ describe('paid', () => {
     expect((await summary(shop)).total_outstanding_paise).toBe(100_000);
   });
 
+  it('is audited as done over chat by the user whose phone sent it: the receipt and each due it paid', async () => {
+    const shop = await newShop();
+    const due = await newDue(shop, { contact_name: 'Audit Payer', amount_paise: 100_000 });
+    await command(shop.phone, 'paid Audit Payer 400');
+    const log = await shop.biz.get('/v1/audit-log?limit=2');
+    expect(log.status, log.text).toBe(200);
+    const actor = { type: 'chat', id: shop.biz.business.id, name: shop.biz.business.name };
+    expect(log.body.data).toMatchObject([
+      { action: 'transaction.part_paid', entity_id: due.id, actor, changes: { amount_paid_paise: [0, 40_000] } },
+      { action: 'receipt.recorded', actor, changes: { source: [null, 'chat'], amount_paise: [null, 40_000] } },
+    ]);
+  });
+
   it('records one receipt of the contact (source chat) allocated oldest first', async () => {
     const shop = await newShop();
     const older = await newDue(shop, { contact_name: 'Receipt Buyer', amount_paise: 100_000, due_date: '2026-06-01' });

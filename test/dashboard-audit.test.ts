@@ -266,4 +266,46 @@ describe("a due's and a buyer's History", () => {
     expect(page.text).toContain('स्थिति:');
     expect((await s.owner.get('/dashboard/audit?entity=bogus')).text).toContain('सूची में से चुनें कि क्या बदला।');
   });
+
+  it('words every money action and its fields, in English and in Hindi', async () => {
+    for (const [language, words] of [
+      [
+        'en',
+        [
+          'Due part paid',
+          'Paid: ₹0.00 → ₹1,000.00',
+          'Payment recorded',
+          'Kept as credit',
+          'Made: — → through the API',
+          'Due adjusted',
+          'Adjusted: ₹0.00 → ₹500.00',
+          'Adjustment created',
+        ],
+      ],
+      [
+        'hi',
+        [
+          'उधार कुछ चुकाया गया',
+          'जमा: ₹0.00 → ₹1,000.00',
+          'जमा लिखा गया',
+          'बची जमा (क्रेडिट)',
+          'API से',
+          'उधार घटाया गया',
+          'घटाई गई रकम: ₹0.00 → ₹500.00',
+          'घट-बढ़ बनाया गया',
+        ],
+      ],
+    ] as const) {
+      const s = await shop(language);
+      expect((await s.biz.post(`/v1/transactions/${s.dueId}/payments`, { amount_paise: 1_000_00 })).status).toBe(201);
+      const adjusted = await s.biz.post(`/v1/transactions/${s.dueId}/adjustments`, {
+        kind: 'tds',
+        amount_paise: 500_00,
+      });
+      expect(adjusted.status, adjusted.text).toBe(201);
+      const due = (await s.owner.get(`/dashboard/dues/${s.dueId}`)).text;
+      const log = (await s.owner.get('/dashboard/audit')).text;
+      for (const word of words) expect(`${due}${log}`, `${language}: ${word}`).toContain(word);
+    }
+  });
 });

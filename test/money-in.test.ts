@@ -250,6 +250,24 @@ describe('POST /channels/razorpay/webhook (payment_link.paid)', () => {
     expect(page.text).not.toContain('Pay online');
   });
 
+  it('is audited as done by the system: the receipt and the due it paid', async () => {
+    const biz = await h.newBusiness();
+    const { due, link } = await dueWithLink(biz);
+    const res = await fake.deliver(appUrl, fake.paidWebhook(link, { id: payId(), method: 'upi' }));
+    expect(res.status).toBe(200);
+    const log = await biz.get('/v1/audit-log');
+    expect(log.status, log.text).toBe(200);
+    const money = (log.body.data as { action: string; entity_id: string; actor: object; changes: object }[]).filter(
+      (e) => e.action !== 'transaction.created' && e.action !== 'contact.created',
+    );
+    expect(money.map((e) => [e.action, e.actor])).toEqual([
+      ['transaction.paid', { type: 'system', id: null, name: null }],
+      ['receipt.recorded', { type: 'system', id: null, name: null }],
+    ]);
+    expect(money[0]?.entity_id).toBe(due.id);
+    expect(money[1]?.changes).toMatchObject({ source: [null, 'gateway'], amount_paise: [null, 10_000] });
+  });
+
   it('records a payment id once, however often (and however concurrently) it arrives', async () => {
     const biz = await h.newBusiness();
     const { due, link } = await dueWithLink(biz);

@@ -1,8 +1,7 @@
 import type { BusinessRow } from '../businesses/repository.js';
 import type { Executor } from '../db/schema.js';
 import { type RecordedReceipt, recordReceiptIn } from '../transactions/account.js';
-import { decideClaimIn } from './decide.js';
-import type * as repo from './repository.js';
+import * as repo from './repository.js';
 
 export interface ConfirmedAccountClaim extends RecordedReceipt {
   claim: repo.ClaimRow;
@@ -23,7 +22,7 @@ export async function confirmAccountClaimIn(
   input: { amountPaise: number; receivedOn?: string | undefined },
   now: Date,
 ): Promise<ConfirmedAccountClaim | undefined> {
-  const decided = await decideClaimIn(trx, business.id, claim.id, 'confirmed', now);
+  const decided = await repo.decideClaim(trx, claim.id, 'confirmed', now.toISOString());
   if (!decided) return undefined;
   const recorded = await recordReceiptIn(
     trx,

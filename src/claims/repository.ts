@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { recordAudit } from '../audit/record.js';
 import type { Executor, PaymentClaimTable } from '../db/schema.js';
+import { claimEntry } from '../transactions/audit.js';
 
 /** What a claim is for: one due (the pay page) or a contact's whole account (the account page). */
 export type ClaimOwner = { transactionId: string } | { contactId: string };
@@ -37,14 +39,26 @@ export function insertClaim(db: Executor, row: PaymentClaimTable) {
 }
 
 /** Decides a pending claim; undefined when it was decided already (perhaps just now, concurrently). */
-export function decideClaim(db: Executor, claimId: string, status: 'confirmed' | 'rejected', at: string) {
-  return db
+/**
+ * Decides a pending claim in the caller's transaction, with its audit entry (status and decided_at,
+ * before and after); undefined, and nothing written, when it was decided already. Every decision
+ * comes here (the business's confirm and reject, an account claim's receipt, a bank credit naming
+ * the claim), so every one is audited.
+ */
+export async function decideClaim(db: Executor, claimId: string, status: 'confirmed' | 'rejected', at: string) {
+  const decided = await db
     .updateTable('payment_claims')
     .set({ status, decided_at: at })
     .where('id', '=', claimId)
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
+  if (decided) {
+    await recordAudit(db, decided.business_id, at, [
+      claimEntry(status, { id: claimId, status: 'pending', decided_at: null }, decided),
+    ]);
+  }
+  return decided;
 }
 
 /**

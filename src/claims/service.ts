@@ -9,7 +9,6 @@ import { type RecordedPayment, recordPaymentIn } from '../transactions/payments.
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as transactionsRepo from '../transactions/repository.js';
 import { type ConfirmedAccountClaim, confirmAccountClaimIn } from './account.js';
-import { decideClaimIn } from './decide.js';
 import * as repo from './repository.js';
 
 /**
@@ -125,7 +124,7 @@ export class ClaimService {
     return this.deps.db.transaction().execute(async (trx) => {
       const { due, claim } = await pendingClaim(trx, business, { transactionId }, claimId);
       if (due?.status === 'paid') throw errors.conflict('transaction is already paid');
-      const decided = await decideClaimIn(trx, business.id, claimId, 'confirmed', now);
+      const decided = await repo.decideClaim(trx, claimId, 'confirmed', now.toISOString());
       if (!decided) throw alreadyDecided();
       const recorded = await recordPaymentIn(
         trx,
@@ -175,7 +174,7 @@ export class ClaimService {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
       await pendingClaim(trx, business, owner, claimId);
-      const decided = await decideClaimIn(trx, business.id, claimId, 'rejected', now);
+      const decided = await repo.decideClaim(trx, claimId, 'rejected', now.toISOString());
       if (!decided) throw alreadyDecided();
       return decided;
     });

@@ -29,11 +29,10 @@ import { seedScale } from './scale-seed.js';
  *
  * First, every distinct read those pages run is captured in-process (the same app, read threads
  * off) and EXPLAINed: the plans are printed and the run fails on a scan of the dues, contacts,
- * receipts or payments. Then the real
- * server (`src/server.ts`) and a bare node:http server answering the same bytes
- * (bench/bare-server.ts) are timed one request at a time, alternating round by round (median of
- * each round, the median round reported). O(page) means the big business's figure is about the
- * small one's: the big/small ratios are the result.
+ * receipts or payments. Then the real server (`src/server.ts`) and a bare node:http server
+ * answering the same bytes (bench/bare-server.ts) are timed one request at a time, alternating
+ * round by round (median of each round, the median round reported). O(page) means the big
+ * business's figure is about the small one's: the big/small ratios are the result.
  */
 
 function arg(name: string): string | undefined {

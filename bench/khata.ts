@@ -20,7 +20,8 @@ import { seedScale } from './scale-seed.js';
  *
  * - a receipt of 2,000 paise on each contact: it settles the 2 oldest open dues (k = 2);
  * - GET /v1/contacts/{id} of each;
- * - the statement of each for a day with no entries (tomorrow), its history all before it, and
+ * - the statement of each for a day with no entries (the day after tomorrow, UTC), its history
+ *   all before it, and
  *   for an old day with no entries (400 days ago), its whole history after it;
  * - GET /v1/contacts?sort=balance_desc&limit=50 of the big business and of the small one (50
  *   contacts), and of the big business with has_balance=true.
@@ -97,7 +98,9 @@ interface Scenario {
   body?: unknown;
   key?: string;
 }
-const tomorrow = day(1);
+// Two UTC days on: a day after every entry in any time zone east of UTC (the accounts are written
+// today, and in Kolkata 'tomorrow' by UTC is today from 18:30 UTC on).
+const tomorrow = day(2);
 const oldDay = day(-400);
 const scenarios: Scenario[] = [
   {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signInByLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -239,5 +240,33 @@ describe('bank credits in the audit log', () => {
       },
       request_id: reversed.headers['x-request-id'],
     });
+  });
+
+  it('records the owner applying and ignoring on the dashboard as the signed-in user', async () => {
+    const biz = await h.newBusiness();
+    const d = await newDue(biz, { contact_name: 'Kiran Rao', amount_paise: 40_000 });
+    await upload(
+      biz,
+      statement([
+        ['UPI-K RAO-kiran.rao@okhdfcbank-630500000001', '400.00', 'D1'],
+        ['CASH DEPOSIT BRANCH', '7.00', 'D2'],
+      ]),
+    );
+    const [suggested] = await credits(biz, '?status=suggested');
+    const [unmatched] = await credits(biz, '?status=unmatched');
+    const client = await signInByLink(h, biz.business.id);
+    const tap = await client.submit('/dashboard/bank', `/dashboard/bank/credits/${suggested?.id}/apply`, {
+      transaction_id: d.id,
+    });
+    expect(tap.status, tap.text).toBe(303);
+    const ignored = await client.submit('/dashboard/bank', `/dashboard/bank/credits/${unmatched?.id}/ignore`);
+    expect(ignored.status, ignored.text).toBe(303);
+    const owner = { type: 'user', id: biz.business.id, name: biz.business.name };
+    expect(await entriesOf(biz, suggested?.id as string)).toMatchObject([
+      { actor: owner, action: 'bank_credit.applied', changes: { status: ['suggested', 'matched'] } },
+    ]);
+    expect(await entriesOf(biz, unmatched?.id as string)).toMatchObject([
+      { actor: owner, action: 'bank_credit.ignored', changes: { status: ['unmatched', 'ignored'] } },
+    ]);
   });
 });

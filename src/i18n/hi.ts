@@ -548,7 +548,7 @@ export const hi = {
   'audit.field.transaction_id': 'उधार',
   'audit.field.decided_at': 'फ़ैसले की तारीख़',
   'audit.field.prefix': 'कुंजी',
-  'audit.field.source': 'कहाँ बनी',
+  'audit.field.source': 'कहाँ से दर्ज',
   'audit.field.revoked_at': 'रद्द की',
   'audit.field.reminder_steps': 'रिमाइंडर के दिन',
   'audit.field.plan': 'प्लान',

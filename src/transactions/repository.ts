@@ -485,24 +485,6 @@ export async function countUpdatedBefore(db: Executor, businessId: string, since
   return Number(row.n);
 }
 
-/** Marks an open due paid if it still has the status it was read with; undefined otherwise. */
-export function markPaidIfStatus(
-  db: Executor,
-  businessId: string,
-  id: string,
-  expectedStatus: string,
-  paid: { paid_at: string; utr: string | null; payment_method: string },
-) {
-  return db
-    .updateTable('transactions')
-    .set({ status: 'paid', open: 0, ...paid, updated_at: updatedAtAfter(db, paid.paid_at) })
-    .where('business_id', '=', businessId)
-    .where('id', '=', id)
-    .where('status', '=', expectedStatus)
-    .returning('id')
-    .executeTakeFirst();
-}
-
 /** Pending days that have passed somewhere in the world (`latestToday` is the furthest-ahead zone's date). */
 export function pendingDaysBefore(db: Executor, latestToday: string, limit: number) {
   return (

@@ -19,6 +19,8 @@
  *   one statement writes only while the contact is still the business's with the kept name and
  *   phone, so an entry made stale by a change, an erase or a merge (in any process) writes
  *   nothing, is dropped and read again.
+ * - `keyUses`: when this process last wrote each API key's `last_used_at` (businesses/keys.ts
+ *   KeyUseTracker), so a key in use is written once a minute, not per request. No version.
  *
  * Every entry is kept with the version of what it was read from, and served only while the
  * version read now is the same. Read the version *before* reading what is stored with it: data

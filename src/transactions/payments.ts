@@ -2,11 +2,12 @@ import { recordAudit } from '../audit/record.js';
 import type { BusinessRow } from '../businesses/repository.js';
 import { addSettledDue } from '../contacts/score-sums.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
+import type { TotalsDeltas } from '../db/totals-deltas.js';
 import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
 import { localDate, localMonth } from '../lib/dates.js';
 import { uuidv7 } from '../lib/ids.js';
-import { recordEvent } from '../outbox/events.js';
+import { type OutboxEvent, recordEvent, recordEvents } from '../outbox/events.js';
 import { cancelForPaidDue } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
 import { receiptRecordedEntries } from './audit.js';
@@ -101,22 +102,30 @@ export interface AllocationInput extends Omit<PaymentInput, 'source'> {
   money: boolean;
 }
 
+/** What one allocation does to a locked due, computed (applyToDue writes one; a receipt batch many at once). */
+export interface PlannedAllocation {
+  payment: PaymentTable;
+  /** the due's changed columns */
+  change: Partial<repo.StoredTransaction>;
+  /** the due after it */
+  transaction: repo.TransactionView;
+  settles: boolean;
+  deltas: TotalsDeltas;
+  /** transaction.paid (settles) or transaction.updated, then payment.received when the buyer paid */
+  events: OutboxEvent[];
+}
+
 /**
- * Writes one allocation on a due locked (and checked open, with the amount within its balance) by
- * the caller. Everything moves together: the payment row, the due's amount paid (and status,
- * paid_at, utr, method when it settles), the running totals, the contact's payment score sums
- * (when it settles), the reminders, and the events (transaction.updated for a part payment,
- * transaction.paid for the settling one, payment.received when the buyer paid). The contact's
- * kept balance follows the due through the store's trigger.
+ * One allocation on a due locked (and checked open, with the amount within its balance) by the
+ * caller, as rows, totals deltas and events: the payment row, the due's amount paid (and status,
+ * paid_at, utr, method when it settles), and the events.
  */
-export async function applyToDue(
-  trx: Executor,
+export function planAllocation(
   business: BusinessRow,
   current: repo.TransactionView,
   input: AllocationInput,
   now: Date,
-): Promise<RecordedPayment> {
-  const balance = balanceOf(current);
+): PlannedAllocation {
   const at = now.toISOString();
   const payment: PaymentTable = {
     id: uuidv7(now.getTime()),
@@ -130,7 +139,7 @@ export async function applyToDue(
     receipt_id: input.receiptId,
     reversed_at: null,
   };
-  const settles = input.amountPaise === balance;
+  const settles = input.amountPaise === balanceOf(current);
   const change: Partial<repo.StoredTransaction> = {
     amount_paid_paise: Number(current.amount_paid_paise) + input.amountPaise,
     updated_at: nextUpdatedAt(current.updated_at, now),
@@ -142,9 +151,8 @@ export async function applyToDue(
       payment_method: payment.payment_method,
     }),
   };
-  await repo.updateTransaction(trx, business.id, current.id, change);
-  await repo.insertPayment(trx, payment);
-  await aggregates.applyPayment(trx, {
+  const transaction: repo.TransactionView = { ...current, ...change };
+  const deltas = aggregates.paymentDeltas({
     businessId: business.id,
     fromStatus: current.status as 'pending' | 'overdue',
     dueDate: current.due_date,
@@ -154,10 +162,9 @@ export async function applyToDue(
     month: localMonth(business.timezone, now),
     moneyPaise: input.money ? input.amountPaise : 0,
   });
-  const transaction: repo.TransactionView = { ...current, ...change };
-  await afterBalanceChange(trx, business, transaction, settles, now);
+  const events = [balanceChangeEvent(business, transaction, settles, now)];
   if (BUYER_SOURCES.includes(payment.source as PaymentSource)) {
-    await recordEvent(trx, {
+    events.push({
       businessId: business.id,
       type: 'payment.received',
       data: {
@@ -170,12 +177,56 @@ export async function applyToDue(
       at: now,
     });
   }
-  return { payment, transaction };
+  return { payment, change, transaction, settles, deltas, events };
 }
 
 /**
- * What follows a due's balance going down (a payment, an adjustment): when it is settled, its
- * contact's score sums, its reminders cancelled and transaction.paid; else transaction.updated.
+ * Writes one allocation (planAllocation). Everything moves together: the payment row, the due,
+ * the running totals, the contact's payment score sums (when it settles), the reminders, and the
+ * events. The contact's kept balance follows the due through the store's trigger.
+ */
+export async function applyToDue(
+  trx: Executor,
+  business: BusinessRow,
+  current: repo.TransactionView,
+  input: AllocationInput,
+  now: Date,
+): Promise<RecordedPayment> {
+  const plan = planAllocation(business, current, input, now);
+  await repo.updateTransaction(trx, business.id, current.id, plan.change);
+  await repo.insertPayment(trx, plan.payment);
+  await aggregates.applyAll(trx, business.id, [plan.deltas]);
+  if (plan.settles) await settledDue(trx, business, plan.transaction, now);
+  await recordEvents(trx, plan.events);
+  return { payment: plan.payment, transaction: plan.transaction };
+}
+
+/** transaction.paid for a due its balance change settles, else transaction.updated. */
+export function balanceChangeEvent(
+  business: BusinessRow,
+  transaction: repo.TransactionView,
+  settles: boolean,
+  now: Date,
+): OutboxEvent {
+  return settles
+    ? { businessId: business.id, type: 'transaction.paid', data: transactionPaidEventData(transaction), at: now }
+    : {
+        businessId: business.id,
+        type: 'transaction.updated',
+        data: transactionEventData(transaction, localDate(business.timezone, now)),
+        at: now,
+      };
+}
+
+/** A settled due: its contact's score sums take it in, its reminders are cancelled. */
+async function settledDue(trx: Executor, business: BusinessRow, transaction: repo.TransactionView, now: Date) {
+  await addSettledDue(trx, business, transaction, transaction.paid_at ?? now.toISOString());
+  await cancelForPaidDue(trx, transaction.id, now);
+}
+
+/**
+ * What follows a due's balance going down (an adjustment): when it is settled, its contact's score
+ * sums and its reminders cancelled; the event (balanceChangeEvent).
  */
 export async function afterBalanceChange(
   trx: Executor,
@@ -184,21 +235,6 @@ export async function afterBalanceChange(
   settles: boolean,
   now: Date,
 ): Promise<void> {
-  if (settles) {
-    await addSettledDue(trx, business, transaction, transaction.paid_at ?? now.toISOString());
-    await cancelForPaidDue(trx, transaction.id, now);
-    await recordEvent(trx, {
-      businessId: business.id,
-      type: 'transaction.paid',
-      data: transactionPaidEventData(transaction),
-      at: now,
-    });
-  } else {
-    await recordEvent(trx, {
-      businessId: business.id,
-      type: 'transaction.updated',
-      data: transactionEventData(transaction, localDate(business.timezone, now)),
-      at: now,
-    });
-  }
+  if (settles) await settledDue(trx, business, transaction, now);
+  await recordEvent(trx, balanceChangeEvent(business, transaction, settles, now));
 }

@@ -4,10 +4,8 @@ import { addSettledDues } from '../contacts/score-sums.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Executor, PaymentTable, ReceiptTable } from '../db/schema.js';
 import type { TotalsDeltas } from '../db/totals-deltas.js';
-import { nextUpdatedAt } from '../db/updated-at.js';
 import { errors } from '../errors.js';
-import { localDate, localMonth } from '../lib/dates.js';
-import { uuidv7 } from '../lib/ids.js';
+import { localMonth } from '../lib/dates.js';
 import { type OutboxEvent, recordEvents } from '../outbox/events.js';
 import { cancelForPaidDues } from '../reminder-schedule/schedule.js';
 import * as aggregates from '../totals/aggregates.js';
@@ -15,8 +13,7 @@ import type { ReceiptInput } from './account.js';
 import { type Allocation, planReceipt } from './allocate.js';
 import { receiptRecordedEntries } from './audit.js';
 import { balanceOf } from './domain.js';
-import { BUYER_SOURCES, newReceipt, type PaymentSource } from './payments.js';
-import { transactionEventData, transactionPaidEventData } from './presenter.js';
+import { newReceipt, planAllocation } from './payments.js';
 import * as repo from './receipt-repository.js';
 import * as dues from './repository.js';
 
@@ -164,86 +161,26 @@ export class ReceiptBatch {
     return out;
   }
 
-  /** One allocation on a due (payments.ts applyToDue, in memory): payment row, due, totals, events. */
+  /** One allocation on a due (payments.ts planAllocation), kept to be written with the batch. */
   private pay(
     current: dues.TransactionView,
     paise: number,
     receipt: ReceiptTable,
     input: ReceiptInput,
   ): dues.TransactionView {
-    const { business, now } = this;
-    const at = now.toISOString();
-    const payment: PaymentTable = {
-      id: uuidv7(now.getTime()),
-      business_id: business.id,
-      transaction_id: current.id,
-      amount_paise: paise,
-      utr: input.utr ?? null,
-      payment_method: input.paymentMethod ?? 'api',
-      source: input.source,
-      created_at: at,
-      receipt_id: receipt.id,
-      reversed_at: null,
-    };
-    const settles = paise === balanceOf(current);
-    const transaction: dues.TransactionView = {
-      ...current,
-      amount_paid_paise: Number(current.amount_paid_paise) + paise,
-      updated_at: nextUpdatedAt(current.updated_at, now),
-      ...(settles && {
-        status: 'paid',
-        open: 0,
-        paid_at: at,
-        utr: payment.utr,
-        payment_method: payment.payment_method,
-      }),
-    };
-    this.payments.push(payment);
-    this.dues.set(current.id, transaction);
-    this.changed.set(current.id, transaction);
-    this.deltas.push(
-      aggregates.paymentDeltas({
-        businessId: business.id,
-        fromStatus: current.status as 'pending' | 'overdue',
-        dueDate: current.due_date,
-        paise,
-        settles,
-        amountPaise: Number(current.amount_paise),
-        month: localMonth(business.timezone, now),
-        moneyPaise: paise,
-      }),
+    const plan = planAllocation(
+      this.business,
+      current,
+      { ...input, amountPaise: paise, receiptId: receipt.id, money: true },
+      this.now,
     );
-    if (settles) {
-      this.settled.push(transaction);
-      this.events.push({
-        businessId: business.id,
-        type: 'transaction.paid',
-        data: transactionPaidEventData(transaction),
-        at: now,
-      });
-    } else {
-      this.events.push({
-        businessId: business.id,
-        type: 'transaction.updated',
-        data: transactionEventData(transaction, localDate(business.timezone, now)),
-        at: now,
-      });
-    }
-    if (BUYER_SOURCES.includes(payment.source as PaymentSource)) {
-      this.events.push({
-        businessId: business.id,
-        type: 'payment.received',
-        data: {
-          transactionId: transaction.id,
-          amountPaise: payment.amount_paise,
-          paidAt: at,
-          paymentRef: payment.utr,
-          paymentMethod: payment.payment_method,
-        },
-        at: now,
-      });
-    }
-    return transaction;
+    this.payments.push(plan.payment);
+    this.dues.set(current.id, plan.transaction);
+    this.changed.set(current.id, plan.transaction);
+    this.deltas.push(plan.deltas);
+    if (plan.settles) this.settled.push(plan.transaction);
+    this.events.push(...plan.events);
+    return plan.transaction;
   }
 
   /**

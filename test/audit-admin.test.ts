@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auditLog } from './helpers/audit.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness, uniquePhone } from './helpers/harness.js';
 import { addStaff, cli } from './helpers/staff.js';
@@ -20,23 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 beforeEach(() => h.clock.set(START));
-
-interface Entry {
-  id: string;
-  at: string;
-  actor: { type: string; id: string | null; name: string | null };
-  action: string;
-  entity: string;
-  entity_id: string;
-  changes: Record<string, [unknown, unknown]>;
-  request_id: string | null;
-}
-
-async function auditLog(biz: TestBusiness, query = ''): Promise<Entry[]> {
-  const res = await biz.get(`/v1/audit-log${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as Entry[];
-}
 
 const OWNER = (biz: TestBusiness) => ({ type: 'user', id: biz.business.id, name: biz.business.name });
 const SYSTEM = { type: 'system', id: null, name: null };

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type AuditEntry, auditPage } from './helpers/audit.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 import { addStaff, cli } from './helpers/staff.js';
@@ -16,23 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 beforeEach(() => h.clock.set(START));
-
-interface Entry {
-  id: string;
-  at: string;
-  actor: { type: string; id: string | null; name: string | null };
-  action: string;
-  entity: string;
-  entity_id: string;
-  changes: Record<string, [unknown, unknown]>;
-  request_id: string | null;
-}
-
-async function auditLog(biz: TestBusiness, query = '') {
-  const res = await biz.get(`/v1/audit-log${query}`);
-  expect(res.status, res.text).toBe(200);
-  return res.body as { data: Entry[]; limit: number; hasMore: boolean };
-}
 
 async function newHook(biz: TestBusiness, url = 'https://hooks.example.test/a') {
   const res = await biz.post('/v1/webhooks', { url, events: ['transaction.created'] });
@@ -51,10 +35,10 @@ describe('GET /v1/audit-log', () => {
     h.clock.advance(1000);
     expect((await biz.delete(`/v1/webhooks/${id}`)).status).toBe(200);
 
-    const page = await auditLog(biz);
+    const page = await auditPage(biz);
     expect(page.hasMore).toBe(false);
     expect(page.data.map((e) => e.action)).toEqual(['webhook.deleted', 'webhook.updated', 'webhook.created']);
-    const [deleted, updated, first] = page.data as [Entry, Entry, Entry];
+    const [deleted, updated, first] = page.data as [AuditEntry, AuditEntry, AuditEntry];
     const key = await h.store.db
       .selectFrom('api_keys')
       .select('id')
@@ -88,7 +72,7 @@ describe('GET /v1/audit-log', () => {
     const client = await signInByLink(h, biz.business.id);
     const removed = await client.submit('/dashboard/developers', `/dashboard/developers/webhooks/${id}/delete`);
     expect(removed.status).toBe(303);
-    const [entry] = (await auditLog(biz, '?limit=1')).data;
+    const [entry] = (await auditPage(biz, '?limit=1')).data;
     expect(entry).toMatchObject({
       action: 'webhook.deleted',
       actor: { type: 'user', id: biz.business.id, name: biz.business.name },
@@ -102,13 +86,13 @@ describe('GET /v1/audit-log', () => {
     h.clock.advance(60_000);
     const b = (await newHook(biz, 'https://hooks.example.test/2')).body.data.id as string;
 
-    expect((await auditLog(biz, `?entity=webhook&entity_id=${a}`)).data.map((e) => e.entity_id)).toEqual([a]);
-    expect((await auditLog(biz, '?entity=webhook')).data.map((e) => e.entity_id)).toEqual([b, a]);
-    expect((await auditLog(biz, '?entity=contact')).data).toEqual([]);
+    expect((await auditPage(biz, `?entity=webhook&entity_id=${a}`)).data.map((e) => e.entity_id)).toEqual([a]);
+    expect((await auditPage(biz, '?entity=webhook')).data.map((e) => e.entity_id)).toEqual([b, a]);
+    expect((await auditPage(biz, '?entity=contact')).data).toEqual([]);
     expect(
-      (await auditLog(biz, `?since=${encodeURIComponent('2026-11-21T06:31:00.000Z')}`)).data.map((e) => e.entity_id),
+      (await auditPage(biz, `?since=${encodeURIComponent('2026-11-21T06:31:00.000Z')}`)).data.map((e) => e.entity_id),
     ).toEqual([b]);
-    expect((await auditLog(biz, `?since=${encodeURIComponent('2026-11-21T06:31:00.001Z')}`)).data).toEqual([]);
+    expect((await auditPage(biz, `?since=${encodeURIComponent('2026-11-21T06:31:00.001Z')}`)).data).toEqual([]);
   });
 
   it('walks every entry once, page by page, with starting_after', async () => {
@@ -117,13 +101,13 @@ describe('GET /v1/audit-log', () => {
       await newHook(biz, `https://hooks.example.test/${i}`);
       h.clock.advance(1);
     }
-    const all = (await auditLog(biz)).data.map((e) => e.id);
+    const all = (await auditPage(biz)).data.map((e) => e.id);
     expect(all).toHaveLength(5);
     const seen: string[] = [];
-    let page = await auditLog(biz, '?limit=2');
+    let page = await auditPage(biz, '?limit=2');
     seen.push(...page.data.map((e) => e.id));
     while (page.hasMore) {
-      page = await auditLog(biz, `?limit=2&starting_after=${seen[seen.length - 1]}`);
+      page = await auditPage(biz, `?limit=2&starting_after=${seen[seen.length - 1]}`);
       seen.push(...page.data.map((e) => e.id));
       expect(seen.length).toBeLessThanOrEqual(5);
     }
@@ -134,8 +118,8 @@ describe('GET /v1/audit-log', () => {
     const a = await h.newBusiness();
     const b = await h.newBusiness();
     await newHook(a);
-    const aEntry = (await auditLog(a)).data[0] as Entry;
-    expect((await auditLog(b)).data).toEqual([]);
+    const aEntry = (await auditPage(a)).data[0] as AuditEntry;
+    expect((await auditPage(b)).data).toEqual([]);
     const res = await b.get(`/v1/audit-log?starting_after=${aEntry.id}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', field: 'starting_after' });
@@ -176,7 +160,7 @@ describe('audit entries of dues', () => {
     });
     expect(res.status, res.text).toBe(201);
     const due = res.body.data as { id: string; contact_id: string };
-    const entries = (await auditLog(biz, `?entity=transaction&entity_id=${due.id}`)).data;
+    const entries = (await auditPage(biz, `?entity=transaction&entity_id=${due.id}`)).data;
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       action: 'transaction.created',
@@ -207,7 +191,7 @@ describe('audit entries of contacts', () => {
     });
     expect(patched.status, patched.text).toBe(200);
 
-    const entries = (await auditLog(biz, `?entity=contact&entity_id=${id}`)).data;
+    const entries = (await auditPage(biz, `?entity=contact&entity_id=${id}`)).data;
     expect(entries.map((e) => e.action)).toEqual(['contact.updated', 'contact.created']);
     expect(entries[1]?.changes).toMatchObject({ name: [null, 'Meera Textiles'] });
     expect(entries[0]?.changes).toEqual({
@@ -221,11 +205,11 @@ describe('audit entries of contacts', () => {
     const biz = await h.newBusiness();
     const id = (await biz.post('/v1/contacts', { name: 'Kavita Sharma', phone: '9876501234' })).body.data.id as string;
     await biz.patch(`/v1/contacts/${id}`, { name: 'Kavita S', reminders_paused: true });
-    const before = (await auditLog(biz)).data;
+    const before = (await auditPage(biz)).data;
     const erased = await cli(h, 'contact', 'erase', '--business', biz.business.id, '--contact', id, '--json');
     expect(erased.code, erased.stderr).toBe(0);
 
-    const after = (await auditLog(biz)).data;
+    const after = (await auditPage(biz)).data;
     expect(after[0]).toMatchObject({
       action: 'contact.erased',
       entity_id: id,
@@ -243,10 +227,10 @@ describe('audit entries of contacts', () => {
   it('earlier entries stay exactly as written while later changes are made', async () => {
     const biz = await h.newBusiness();
     const id = (await biz.post('/v1/contacts', { name: 'Stable Stores' })).body.data.id as string;
-    const first = (await auditLog(biz)).data;
+    const first = (await auditPage(biz)).data;
     await biz.patch(`/v1/contacts/${id}`, { name: 'Stable Stores 2' });
     await biz.post('/v1/transactions', { amount_paise: 500, due_date: '2026-12-01', contact_id: id });
-    const later = (await auditLog(biz)).data;
+    const later = (await auditPage(biz)).data;
     expect(later.length).toBe(first.length + 2);
     expect(later.slice(2)).toEqual(first);
   });

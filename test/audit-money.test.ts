@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { overdueSweeper } from '../src/workers/overdue-sweeper.js';
+import { type AuditEntry, auditLog } from './helpers/audit.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -21,28 +22,13 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 beforeEach(() => h.clock.set(NOW));
 
-interface Entry {
-  id: string;
-  at: string;
-  actor: { type: string; id: string | null; name: string | null };
-  action: string;
-  entity: string;
-  entity_id: string;
-  changes: Record<string, [unknown, unknown]>;
-  request_id: string | null;
-}
-
 /** The entries of one entity, oldest first (the endpoint lists newest first). */
-async function entriesOf(biz: TestBusiness, entity: string, id: string): Promise<Entry[]> {
-  const res = await biz.get(`/v1/audit-log?entity=${entity}&entity_id=${id}&limit=200`);
-  expect(res.status, res.text).toBe(200);
-  return (res.body.data as Entry[]).reverse();
+async function entriesOf(biz: TestBusiness, entity: string, id: string): Promise<AuditEntry[]> {
+  return (await auditLog(biz, `?entity=${entity}&entity_id=${id}&limit=200`)).reverse();
 }
 
-async function allEntries(biz: TestBusiness): Promise<Entry[]> {
-  const res = await biz.get('/v1/audit-log?limit=200');
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as Entry[];
+function allEntries(biz: TestBusiness): Promise<AuditEntry[]> {
+  return auditLog(biz, '?limit=200');
 }
 
 async function apiKeyActor(biz: TestBusiness) {

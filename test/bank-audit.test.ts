@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type AuditEntry, auditLog } from './helpers/audit.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
@@ -20,16 +21,6 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 beforeEach(() => h.clock.set(NOW));
 
-interface Entry {
-  at: string;
-  actor: { type: string; id: string | null; name: string | null };
-  action: string;
-  entity: string;
-  entity_id: string;
-  changes: Record<string, [unknown, unknown]>;
-  request_id: string | null;
-}
-
 function upload(biz: TestBusiness, csv: string) {
   return biz.post('/v1/bank-statements', undefined, { payload: csv, headers: { 'content-type': 'text/csv' } });
 }
@@ -45,10 +36,8 @@ async function credits(biz: TestBusiness, query = '') {
   return res.body.data as { id: string; status: string; receipt_id: string | null; contact_id: string | null }[];
 }
 
-async function entriesOf(biz: TestBusiness, id: string): Promise<Entry[]> {
-  const res = await biz.get(`/v1/audit-log?entity=bank_credit&entity_id=${id}`);
-  expect(res.status, res.text).toBe(200);
-  return res.body.data;
+function entriesOf(biz: TestBusiness, id: string): Promise<AuditEntry[]> {
+  return auditLog(biz, `?entity=bank_credit&entity_id=${id}`);
 }
 
 async function keyActor(biz: TestBusiness) {
@@ -137,15 +126,15 @@ describe('bank credits in the audit log', () => {
     expect(all.status).toBe(200);
     const matched = await credits(biz, '?status=matched&limit=100');
     expect(matched).toHaveLength(30);
-    expect((all.body.data as Entry[]).map((e) => e.entity_id).sort()).toEqual(matched.map((c) => c.id).sort());
-    expect(new Set((all.body.data as Entry[]).map((e) => e.changes.transaction_id?.[1]))).toEqual(new Set([d.id]));
+    expect((all.body.data as AuditEntry[]).map((e) => e.entity_id).sort()).toEqual(matched.map((c) => c.id).sort());
+    expect(new Set((all.body.data as AuditEntry[]).map((e) => e.changes.transaction_id?.[1]))).toEqual(new Set([d.id]));
     // Each line's receipt once, and the due's balance going down line after line.
     const receipts = await biz.get('/v1/audit-log?entity=receipt&limit=100');
-    expect((receipts.body.data as Entry[]).map((e) => e.entity_id).sort()).toEqual(
+    expect((receipts.body.data as AuditEntry[]).map((e) => e.entity_id).sort()).toEqual(
       matched.map((c) => c.receipt_id).sort(),
     );
     const paid = await biz.get(`/v1/audit-log?entity=transaction&entity_id=${d.id}&limit=100`);
-    const steps = (paid.body.data as Entry[]).filter((e) => e.action === 'transaction.part_paid').reverse();
+    const steps = (paid.body.data as AuditEntry[]).filter((e) => e.action === 'transaction.part_paid').reverse();
     expect(steps.map((e) => e.changes.amount_paid_paise)).toEqual(
       Array.from({ length: 30 }, (_, i) => [i * 1_000, (i + 1) * 1_000]),
     );

@@ -1,13 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAs } from '../src/audit/context.js';
 import { recordAudit } from '../src/audit/record.js';
-import { DESKTOP, expectAccessible, launchChromium, PHONE } from './helpers/chromium.js';
+import { type BrowserHarness, DESKTOP, expectAccessible, PHONE, startBrowserHarness } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
-import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { type Harness, STORE } from './helpers/harness.js';
 
 /**
  * The owner's Activity page and a due's History in Debian's Chromium (playwright-core), on a phone
@@ -18,22 +17,20 @@ import { type Harness, STORE, startHarness } from './helpers/harness.js';
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard-audit', STORE);
 const DOCS = path.resolve('docs', 'dashboard');
 
+let served: BrowserHarness | undefined;
 let h: Harness;
-let browser: Browser | undefined;
+let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  h = await startHarness({ now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
+  served = await startBrowserHarness(
+    { now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } },
+    ARTIFACTS,
+  );
+  ({ h, browser, base } = served);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+afterAll(() => served?.close());
 
 async function check(page: Page, name: string, width: number) {
   expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(width);
@@ -84,7 +81,7 @@ describe('the audit log in headless Chromium', () => {
           ]),
         ),
       );
-      const context = await (browser as Browser).newContext({
+      const context = await browser.newContext({
         viewport,
         ...(label === 'phone' && { deviceScaleFactor: 2, isMobile: true, hasTouch: true }),
         locale: language === 'hi' ? 'hi-IN' : 'en-IN',

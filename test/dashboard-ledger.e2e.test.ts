@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translator } from '../src/i18n/index.js';
-import { expectAccessible, launchChromium, PAGE_CASES } from './helpers/chromium.js';
+import { type BrowserHarness, expectAccessible, PAGE_CASES, startBrowserHarness } from './helpers/chromium.js';
 import { loginLink } from './helpers/dashboard.js';
-import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { type Harness, STORE } from './helpers/harness.js';
 
 /**
  * The owner's ledger in Debian's Chromium (playwright-core): each task of a khata done as the owner
@@ -16,22 +15,20 @@ import { type Harness, STORE, startHarness } from './helpers/harness.js';
 const ARTIFACTS = path.resolve('test-artifacts', 'dashboard-ledger', STORE);
 const CASES = PAGE_CASES;
 
+let served: BrowserHarness | undefined;
 let h: Harness;
-let browser: Browser | undefined;
+let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  h = await startHarness({ now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
+  served = await startBrowserHarness(
+    { now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } },
+    ARTIFACTS,
+  );
+  ({ h, browser, base } = served);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+afterAll(() => served?.close());
 
 async function check(page: Page, name: string, js: boolean, width: number) {
   expect(await page.evaluate<number>('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(width);
@@ -57,7 +54,7 @@ describe('the ledger in headless Chromium', () => {
       });
       const raviId = first.body.data.contact_id as string;
       const phone = viewport.width < 600;
-      const context = await (browser as Browser).newContext({
+      const context = await browser.newContext({
         viewport,
         deviceScaleFactor: phone ? 2 : 1,
         isMobile: phone,

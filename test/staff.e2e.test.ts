@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchChromium } from './helpers/chromium.js';
+import { type BrowserHarness, expectAccessible, startBrowserHarness } from './helpers/chromium.js';
 import { lastCode, loginLink } from './helpers/dashboard.js';
-import { type Harness, STORE, startHarness } from './helpers/harness.js';
+import { type Harness, STORE } from './helpers/harness.js';
 import { addStaff } from './helpers/staff.js';
 
 /**
@@ -16,22 +15,20 @@ import { addStaff } from './helpers/staff.js';
 const ARTIFACTS = path.resolve('test-artifacts', 'staff', STORE);
 const PHONE = { width: 360, height: 740 };
 
+let served: BrowserHarness | undefined;
 let h: Harness;
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  h = await startHarness({ now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } });
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
+  served = await startBrowserHarness(
+    { now: '2026-03-10T06:00:00.000Z', env: { PUBLIC_BASE_URL: 'http://localhost' } },
+    ARTIFACTS,
+  );
+  ({ h, browser, base } = served);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+afterAll(() => served?.close());
 
 async function phonePage(locale: string): Promise<Page> {
   const context = await browser.newContext({

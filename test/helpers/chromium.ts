@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { type Harness, startHarness } from './harness.js';
 
 /** Debian's Chromium, driven by playwright-core (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -57,3 +59,39 @@ export const PAGE_CASES = [
   ['desktop', DESKTOP, 'hi', true],
   ['phone-nojs', PHONE, 'en', false],
 ] as const;
+
+/** A harness serving on a local port, its address, Chromium, and a folder for the screenshots. */
+export interface BrowserHarness {
+  h: Harness;
+  browser: Browser;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  close(): Promise<void>;
+}
+
+/** Starts a harness (options as startHarness's), listens on a free port, launches Chromium and makes `artifacts`. */
+export async function startBrowserHarness(
+  options: Parameters<typeof startHarness>[0],
+  artifacts: string,
+): Promise<BrowserHarness> {
+  const h = await startHarness(options);
+  let browser: Browser;
+  try {
+    await h.app.listen({ host: '127.0.0.1', port: 0 });
+    mkdirSync(artifacts, { recursive: true });
+    browser = await launchChromium();
+  } catch (error) {
+    await h.close();
+    throw error;
+  }
+  const base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  return {
+    h,
+    browser,
+    base,
+    close: async () => {
+      await browser.close();
+      await h.close();
+    },
+  };
+}

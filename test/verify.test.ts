@@ -156,6 +156,42 @@ describe('verify', () => {
     expect((await verifyBiz()).ok).toBe(true);
   });
 
+  it("names a contact's open day and count of dues that are off, and an emptied day left behind", async () => {
+    const open = await h.store.db
+      .selectFrom('contact_open_days as d')
+      .innerJoin('contacts as c', 'c.id', 'd.contact_id')
+      .select(['d.contact_id', 'd.day'])
+      .where('c.business_id', '=', biz.business.id)
+      .where('d.due_count', '>', 0)
+      .executeTakeFirstOrThrow();
+    const due = { contact_id: open.contact_id, due_date: open.day };
+    const contact = due.contact_id;
+    const where = `contact_id = '${contact}' and day = '${due.due_date}'`;
+    const day = await corrupted(
+      `update contact_open_days set balance_paise = balance_paise + 7, scored_paise = scored_paise - 2 where ${where}`,
+      `update contact_open_days set balance_paise = balance_paise - 7, scored_paise = scored_paise + 2 where ${where}`,
+    );
+    expect(day.differences.map((x) => [x.check, x.subject, x.field, Number(x.kept) - Number(x.expected)])).toEqual([
+      ['contact_balances', `contact ${contact} day ${due.due_date}`, 'balance_paise', 7],
+      ['contact_balances', `contact ${contact} day ${due.due_date}`, 'scored_paise', -2],
+    ]);
+    const count = await corrupted(
+      `update contacts set due_count = due_count + 1 where id = '${contact}'`,
+      `update contacts set due_count = due_count - 1 where id = '${contact}'`,
+    );
+    expect(count.differences.map((x) => [x.subject, x.field, Number(x.kept) - Number(x.expected)])).toEqual([
+      [`contact ${contact}`, 'due_count', 1],
+    ]);
+    const emptied = await corrupted(
+      `insert into contact_open_days (contact_id, day, due_count, balance_paise, scored_paise) values ('${contact}', '1999-01-01', 0, 0, 0)`,
+      `delete from contact_open_days where contact_id = '${contact}' and day = '1999-01-01'`,
+    );
+    expect(emptied.differences.map((x) => [x.subject, x.field])).toEqual([
+      [`contact ${contact} day 1999-01-01`, 'emptied_day'],
+    ]);
+    expect((await verifyBiz()).ok).toBe(true);
+  });
+
   it.skipIf(STORE !== 'postgres')(
     'checks the indexes through amcheck on PostgreSQL when the database has it',
     async () => {

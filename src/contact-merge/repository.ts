@@ -171,6 +171,33 @@ export async function moveLedgerMonths(db: Executor, businessId: string, from: s
   await db.deleteFrom('contact_ledger_months').where('contact_id', '=', from).execute();
 }
 
+/**
+ * The merged contact's kept open days (contact_open_days) added into the kept one's, day by day,
+ * then removed: O(days). Their triggers watch amounts, dates and `open`, not contact_id.
+ */
+export async function moveOpenDays(db: Executor, from: string, to: string) {
+  await db
+    .insertInto('contact_open_days')
+    .columns(['contact_id', 'day', 'due_count', 'balance_paise', 'scored_paise'])
+    .expression(
+      db
+        .selectFrom('contact_open_days as d')
+        // the kept id as a column (a bound value in a select list has no type on PostgreSQL)
+        .innerJoin('contacts as kept', (join) => join.on('kept.id', '=', to))
+        .select(['kept.id', 'd.day', 'd.due_count', 'd.balance_paise', 'd.scored_paise'])
+        .where('d.contact_id', '=', from),
+    )
+    .onConflict((oc) =>
+      oc.columns(['contact_id', 'day']).doUpdateSet({
+        due_count: sql`contact_open_days.due_count + excluded.due_count`,
+        balance_paise: sql`contact_open_days.balance_paise + excluded.balance_paise`,
+        scored_paise: sql`contact_open_days.scored_paise + excluded.scored_paise`,
+      }),
+    )
+    .execute();
+  await db.deleteFrom('contact_open_days').where('contact_id', '=', from).execute();
+}
+
 /** Bank credits waiting for the owner whose suggestions name the merged contact. */
 export function creditsSuggesting(db: Executor, businessId: string, contactId: string) {
   return db
@@ -194,8 +221,8 @@ export function scoreSumsOf(db: Executor, contactId: string) {
 }
 
 /**
- * The kept contact takes the merged one's open balance, credit and oldest open due, and its
- * phone, language and assignee where it has none of its own.
+ * The kept contact takes the merged one's open balance, credit, count of dues and oldest open due,
+ * and its phone, language and assignee where it has none of its own.
  */
 export function absorbInto(
   db: Executor,
@@ -203,6 +230,7 @@ export function absorbInto(
   merged: {
     open_paise: number;
     credit_paise: number;
+    due_count: number;
     oldest_open_due: string;
     phone: string | null;
     phone_rev: string | null;
@@ -219,6 +247,7 @@ export function absorbInto(
       open_paise: sql`open_paise + ${open}`,
       credit_paise: sql`credit_paise + ${credit}`,
       balance_paise: sql`balance_paise + ${open - credit}`,
+      due_count: sql`due_count + ${Number(merged.due_count)}`,
       oldest_open_due: sql`case when oldest_open_due < ${merged.oldest_open_due} then oldest_open_due else ${merged.oldest_open_due} end`,
       phone: sql`coalesce(phone, ${merged.phone})`,
       phone_rev: sql`case when phone is null then ${merged.phone_rev} else phone_rev end`,

@@ -84,6 +84,7 @@ export class ContactMergeService {
       await repo.moveDues(trx, business.id, mergedId, keptId, at);
       await repo.moveContactRows(trx, business.id, mergedId, keptId);
       await repo.moveLedgerMonths(trx, business.id, mergedId, keptId);
+      await repo.moveOpenDays(trx, mergedId, keptId);
       for (const credit of await repo.creditsSuggesting(trx, business.id, mergedId)) {
         await repo.setSuggestions(trx, credit.id, renameInSuggestions(credit.suggestions, mergedId, keptId));
       }

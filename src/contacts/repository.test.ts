@@ -12,8 +12,9 @@ import {
 } from './repository.js';
 
 /**
- * SQLite plans without statistics: a contact's dues must be read through the contact's index, not
- * by walking the business's (business_id, open, ...) index over every due of the business.
+ * SQLite plans without statistics. A contact's standing reads what is kept (its open days) and
+ * its paid dues dated after today by their partial index, never its dues whole; the score's rare
+ * fallback reads its dues through the contact's index, not the business's.
  */
 describe('contact standing query plans (SQLite)', () => {
   const { db, planOf } = planStore('contact-plans-');
@@ -24,14 +25,19 @@ describe('contact standing query plans (SQLite)', () => {
   for (const [name, run] of [
     ['one contact with its standing', () => findContactWithStanding(db, business, contact, '2026-11-24')],
     ['standings', () => contactStandings(db, business, [contact], '2026-11-24')],
-    ['dues for the score', () => duesForScore(db, business, [contact])],
   ] as const) {
-    it(`reads ${name} through the contact's index`, async () => {
+    it(`reads ${name} from the kept days and the paid dues after today alone`, async () => {
       const plan = await planOf(run);
-      expect(plan).toMatch(/transactions_business_contact_due/);
-      expect(plan).not.toMatch(/transactions_business_open_due/);
+      expect(plan).toMatch(/SEARCH d USING (COVERING )?INDEX sqlite_autoindex_contact_open_days_1 \(contact_id=\?\)/);
+      expect(plan).toMatch(/SEARCH p USING INDEX transactions_contact_paid_due \(contact_id=\? AND due_date>\?\)/);
+      expect(plan).not.toMatch(/SCAN|transactions_business|transactions_contact_open_due|transactions_contact_created/);
     });
   }
+  it("reads the dues for the score through the contact's index", async () => {
+    const plan = await planOf(() => duesForScore(db, business, [contact]));
+    expect(plan).toMatch(/transactions_business_contact_due/);
+    expect(plan).not.toMatch(/transactions_business_open_due/);
+  });
 });
 
 /**

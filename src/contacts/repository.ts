@@ -257,23 +257,20 @@ export async function countContacts(db: Executor, businessId: string, filter: Co
   return Number(row.n);
 }
 
-export interface ContactBalanceRow {
+/**
+ * What a contact's standing (balances, counts, payment score) is computed from, all kept or
+ * bounded: its count of dues, its open dues by day (contact_open_days), its paid dues dated after
+ * today, and its kept score sums (contact_scores). Reading it costs the days its open dues fall
+ * on, never its history.
+ */
+export interface ContactStandingRow {
   contact_id: string;
-  total_transactions: number;
-  outstanding_paise: number;
-  pending_count: number;
-  overdue_count: number;
-  oldest_overdue_date: string | null;
-}
-
-/** What a contact's payment score is computed from at a read (lib/payment-score.ts ScoreParts). */
-export interface ContactScoreColumns {
-  /**
-   * [open, amount_paise, due_date, paid_at, promise_date] of the dues the score reads from rows: the
-   * open dues past their date or with a broken promise, and the paid dues dated after today. JSON
-   * (text on SQLite), or null when none (PostgreSQL).
-   */
-  scored_dues: string | ScoredDueJson[] | null;
+  /** its dues not deleted (kept) */
+  due_count: number;
+  /** JSON (text on SQLite) of the contact_open_days rows, or null (PostgreSQL) when none */
+  open_days: string | OpenDayJson[] | null;
+  /** JSON of the paid dues dated after today, whose kept score terms the read corrects (lib/payment-score.ts) */
+  paid_after_today: string | PaidDueJson[] | null;
   /** the contact's kept sums (contact_scores); null when none of its dues was ever paid */
   epoch_day: number | null;
   weighted: number | null;
@@ -281,40 +278,33 @@ export interface ContactScoreColumns {
   terms: number | null;
 }
 
-export type ScoredDueJson = [number, number, string, string | null, string | null];
-
-export type ContactStandingRow = ContactBalanceRow & ContactScoreColumns;
+/** [day, due_count, balance_paise, scored_paise] of one contact_open_days row */
+export type OpenDayJson = [string, number, number, number];
+/** [amount_paise, due_date, paid_at, promise_date] of a paid due */
+export type PaidDueJson = [number, string, string | null, string | null];
 
 /**
- * The aggregate columns of a contact's standing over its dues (deleted dues, open = -1, left
- * out), with SPEC part 2's read rule: an open due is overdue once its date is before `today`,
- * whatever its stored status. Outstanding sums what is still owed (amounts less payments). For
- * the score (issue 18; paid dues are kept summed in contact_scores), the dues it still reads from
- * rows: the open dues that score today (past their date, or with a broken promise), and the paid
- * dues dated after today, whose kept terms the read corrects (lib/payment-score.ts). So a read
- * costs the contact's open overdue dues, not its history. (Summing their terms in SQL instead was
- * measured: SQLite re-parsed the dates at each of the curve's ~20 uses, 2x this statement.)
+ * The standing's columns of the contact `c` (its kept score sums joined as `s`). The paid dues
+ * after today are found by their partial index (`open = 0` written, not bound, to match it).
  * `today` is a value or a precompiled stand-in.
  */
-function standingAggregates(db: Executor, today: unknown) {
-  const scored = sql`(open = 1 and (due_date < ${today} or promise_date < ${today})) or (open = 0 and due_date > ${today})`;
-  const scoredJson = sql`${jsonArrays(db, [sql`open`, sql`amount_paise`, sql`due_date`, sql`paid_at`, sql`promise_date`])} filter (where ${scored})`;
+function standingColumns(db: Executor, today: unknown) {
+  const days = jsonArrays(db, [sql`d.day`, sql`d.due_count`, sql`d.balance_paise`, sql`d.scored_paise`]);
+  const paid = jsonArrays(db, [sql`p.amount_paise`, sql`p.due_date`, sql`p.paid_at`, sql`p.promise_date`]);
   return [
-    sql<number>`count(*)`.as('total_transactions'),
-    sql<number>`coalesce(sum(case when open = 1 then amount_paise - amount_paid_paise - amount_adjusted_paise else 0 end), 0)`.as(
-      'outstanding_paise',
+    sql<OpenDayJson[] | string | null>`(select ${days} from contact_open_days d where d.contact_id = c.id)`.as(
+      'open_days',
     ),
-    sql<number>`coalesce(sum(case when open = 1 and due_date >= ${today} then 1 else 0 end), 0)`.as('pending_count'),
-    sql<number>`coalesce(sum(case when open = 1 and due_date < ${today} then 1 else 0 end), 0)`.as('overdue_count'),
-    sql<string | null>`min(case when open = 1 and due_date < ${today} then due_date end)`.as('oldest_overdue_date'),
-    scoredJson.as('scored_dues'),
+    sql<PaidDueJson[] | string | null>`(select ${paid} from transactions p
+      where p.contact_id = c.id and p.open = 0 and p.due_date > ${today})`.as('paid_after_today'),
+    's.epoch_day',
+    's.weighted',
+    's.weights',
+    's.terms',
   ] as const;
 }
 
-/**
- * Standings of some contacts (those with dues): the balances, the score's open part and the
- * contact's kept score sums, in one statement.
- */
+/** Standings of some contacts of the business, in one statement. */
 export function contactStandings(
   db: Executor,
   businessId: string,
@@ -322,22 +312,12 @@ export function contactStandings(
   today: string,
 ): Promise<ContactStandingRow[]> {
   return db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('transactions')
-        .select('contact_id')
-        .select(standingAggregates(db, today))
-        .where('business_id', '=', businessId)
-        .where('contact_id', 'in', contactIds)
-        // Off the index: SQLite (no statistics) otherwise walked every due of the business through
-        // (business_id, open) instead of the contacts' own (19 s at 1M dues).
-        .where(offIndex(db, 'open'), '>=', 0)
-        .groupBy('contact_id')
-        .as('b'),
-    )
-    .leftJoin('contact_scores as s', 's.contact_id', 'b.contact_id')
-    .selectAll('b')
-    .select(['s.epoch_day', 's.weighted', 's.weights', 's.terms'])
+    .selectFrom('contacts as c')
+    .leftJoin('contact_scores as s', 's.contact_id', 'c.id')
+    .select(['c.id as contact_id', 'c.due_count'])
+    .select(standingColumns(db, today))
+    .where('c.business_id', '=', businessId)
+    .where('c.id', 'in', contactIds)
     .execute() as Promise<ContactStandingRow[]>;
 }
 
@@ -385,41 +365,15 @@ export function listReplies(db: Executor, contactId: string, limit: number) {
 export type ReplyRow = Awaited<ReturnType<typeof listReplies>>[number];
 
 /** A contact with what its standing is computed from (contactStandings for one contact). */
-export type ContactWithStandingRow = ContactRow &
-  Partial<Omit<ContactBalanceRow, 'contact_id'>> &
-  Partial<ContactScoreColumns>;
+export type ContactWithStandingRow = ContactRow & Omit<ContactStandingRow, 'contact_id' | 'due_count'>;
 
 const contactWithStandingQuery = precompiled<{ businessId: string; id: string; today: string }, ContactWithStandingRow>(
   (db, arg) =>
     db
       .selectFrom('contacts as c')
-      .leftJoin(
-        (eb) =>
-          eb
-            .selectFrom('transactions')
-            .select('contact_id')
-            .select(standingAggregates(db, arg('today')))
-            .where('business_id', '=', arg('businessId'))
-            .where('contact_id', '=', arg('id'))
-            .where(offIndex(db, 'open'), '>=', 0)
-            .groupBy('contact_id')
-            .as('b'),
-        (join) => join.onRef('b.contact_id', '=', 'c.id'),
-      )
       .leftJoin('contact_scores as s', 's.contact_id', 'c.id')
       .selectAll('c')
-      .select([
-        'b.total_transactions',
-        'b.outstanding_paise',
-        'b.pending_count',
-        'b.overdue_count',
-        'b.oldest_overdue_date',
-        'b.scored_dues',
-        's.epoch_day',
-        's.weighted',
-        's.weights',
-        's.terms',
-      ])
+      .select(standingColumns(db, arg('today')))
       .where('c.business_id', '=', arg('businessId'))
       .where('c.id', '=', arg('id')) as never,
 );

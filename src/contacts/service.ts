@@ -132,6 +132,7 @@ export class ContactService {
         account_token: randomToken(),
         language: null,
         oldest_open_due: '9999-12-31',
+        due_count: 0,
         payment_reference: contactPaymentReference(),
         assigned_to: null,
       });
@@ -271,33 +272,16 @@ export class ContactService {
   ): Promise<{ contact: repo.ContactRow; standing: ContactStanding }> {
     const row = await repo.findContactWithStanding(this.deps.db, business.id, id, today);
     if (!row) throw errors.notFound('contact');
-    const {
-      total_transactions,
-      outstanding_paise,
-      pending_count,
-      overdue_count,
-      oldest_overdue_date,
-      scored_dues,
+    const { open_days, paid_after_today, epoch_day, weighted, weights, terms, ...contact } = row;
+    const standing = await this.standingOf(this.deps.db, business, today, {
+      contact_id: contact.id,
+      due_count: contact.due_count,
+      open_days,
+      paid_after_today,
       epoch_day,
       weighted,
       weights,
       terms,
-      ...contact
-    } = row;
-    if (total_transactions === undefined || total_transactions === null)
-      return { contact, standing: NEW_CONTACT_STANDING };
-    const standing = await this.standingOf(this.deps.db, business, today, {
-      contact_id: contact.id,
-      total_transactions,
-      outstanding_paise: outstanding_paise ?? 0,
-      pending_count: pending_count ?? 0,
-      overdue_count: overdue_count ?? 0,
-      oldest_overdue_date: oldest_overdue_date ?? null,
-      scored_dues: scored_dues ?? null,
-      epoch_day: epoch_day ?? null,
-      weighted: weighted ?? null,
-      weights: weights ?? null,
-      terms: terms ?? null,
     });
     return { contact, standing };
   }
@@ -467,37 +451,48 @@ export class ContactService {
     return result;
   }
 
-  /** A contact's standing from its balances and score parts (its dues, when the parts cannot tell). */
+  /**
+   * A contact's standing from its kept parts (repo.ContactStandingRow): the counts, the balance
+   * and the oldest overdue date from its open days, the score from its kept sums with each open
+   * day before today as one term (its dues' amounts and the promises broken on it), and its paid
+   * dues dated after today (from their rows, when the kept sums cannot tell).
+   */
   private async standingOf(
     db: Executor,
     business: BusinessRow,
     today: string,
     b: repo.ContactStandingRow,
   ): Promise<ContactStanding> {
-    const rows = (
-      typeof b.scored_dues === 'string' ? JSON.parse(b.scored_dues) : (b.scored_dues ?? [])
-    ) as repo.ScoredDueJson[];
-    const scored = (d: {
-      amount_paise: number;
-      due_date: string;
-      paid_at: string | null;
-      promise_date: string | null;
-    }) =>
-      ({
-        amountPaise: Number(d.amount_paise),
-        dueDate: d.due_date,
-        paidDate: d.paid_at === null ? null : localDate(business.timezone, new Date(d.paid_at)),
-        promiseDate: d.promise_date,
-      }) satisfies ScoredDue;
+    const json = <T>(v: string | T[] | null): T[] => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as T[];
+    const paidDate = (at: string | null) => (at === null ? null : localDate(business.timezone, new Date(at)));
+    let outstanding = 0;
+    let pending = 0;
+    let overdue = 0;
+    let oldestOverdue: string | null = null;
     const open: ScoredDue[] = [];
-    const paidAfterToday: ScoredDue[] = [];
-    for (const [isOpen, amount_paise, due_date, paid_at, promise_date] of rows) {
-      (isOpen === 1 ? open : paidAfterToday).push(scored({ amount_paise, due_date, paid_at, promise_date }));
+    for (const [day, count, balance, scored] of json<repo.OpenDayJson>(b.open_days)) {
+      outstanding += Number(balance);
+      if (day >= today) {
+        pending += Number(count);
+        continue;
+      }
+      overdue += Number(count);
+      if (Number(count) > 0 && (oldestOverdue === null || day < oldestOverdue)) oldestOverdue = day;
+      open.push({ amountPaise: Number(scored), dueDate: day, paidDate: null });
     }
+    const paidAfterToday = json<repo.PaidDueJson>(b.paid_after_today).map(
+      ([amount, dueDate, paidAt, promiseDate]) =>
+        ({
+          amountPaise: Number(amount),
+          dueDate,
+          paidDate: paidDate(paidAt),
+          promiseDate,
+        }) satisfies ScoredDue,
+    );
     let score = paymentScoreFromSums(
       {
         paid:
-          b.epoch_day === null || b.epoch_day === undefined
+          b.epoch_day === null
             ? null
             : {
                 epochDay: Number(b.epoch_day),
@@ -512,16 +507,25 @@ export class ContactService {
     );
     if (score === null) {
       // Rare (paid dues dated 15+ years after the others): from the rows, as paymentScore defines it.
-      score = paymentScore((await repo.duesForScore(db, business.id, [b.contact_id])).map(scored), today);
+      const rows = await repo.duesForScore(db, business.id, [b.contact_id]);
+      score = paymentScore(
+        rows.map((d) => ({
+          amountPaise: Number(d.amount_paise),
+          dueDate: d.due_date,
+          paidDate: paidDate(d.paid_at),
+          promiseDate: d.promise_date,
+        })),
+        today,
+      );
     }
-    const maxDaysOverdue = b.oldest_overdue_date === null ? 0 : daysBetween(b.oldest_overdue_date, today);
+    const maxDaysOverdue = oldestOverdue === null ? 0 : daysBetween(oldestOverdue, today);
     return {
       paymentScore: score,
       riskFlag: riskFlag(score, maxDaysOverdue),
-      outstandingPaise: Number(b.outstanding_paise),
-      pendingCount: Number(b.pending_count),
-      overdueCount: Number(b.overdue_count),
-      totalTransactions: Number(b.total_transactions),
+      outstandingPaise: outstanding,
+      pendingCount: pending,
+      overdueCount: overdue,
+      totalTransactions: Number(b.due_count),
     };
   }
 

@@ -121,6 +121,8 @@ export interface ContactTable {
   payment_reference: Generated<string | null>;
   /** the user (staff) this buyer is assigned to: a collector sees and acts on these only */
   assigned_to: Generated<string | null>;
+  /** kept: its dues not deleted (the contact balance trigger; migration 2026-12-01T01-00) */
+  due_count: Generated<number>;
 }
 
 /**
@@ -147,6 +149,23 @@ export interface ContactLedgerMonthTable {
   month: string;
   business_id: string;
   paise: number;
+}
+
+/**
+ * A contact's open dues by date, kept by triggers on transactions (migration 2026-12-01T01-00): its
+ * standing and aging read these, not its dues. A row exists while its day has open dues or open
+ * promises.
+ */
+export interface ContactOpenDayTable {
+  contact_id: string;
+  /** a due date of its open dues, or a promise date of them */
+  day: string;
+  /** the open dues due that day */
+  due_count: number;
+  /** their open balances */
+  balance_paise: number;
+  /** their amounts plus the amounts of the open dues promised for that day (the score's terms) */
+  scored_paise: number;
 }
 
 /** Words of contact names and their one-deletion variants: the fuzzy-search index (contacts/fuzzy.ts). */
@@ -616,6 +635,7 @@ export interface Database {
   contact_name_terms: ContactNameTermTable;
   contact_scores: ContactScoreTable;
   contact_ledger_months: ContactLedgerMonthTable;
+  contact_open_days: ContactOpenDayTable;
   transactions: TransactionTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;

@@ -44,8 +44,8 @@ describe('statement query plans (SQLite)', () => {
       () => repo.adjustmentsBetween(db, contact, since, until),
       /adjustments_contact_created \(contact_id=\? AND created_at>\? AND created_at<\?\)/,
     ],
-    // The aging: the contact's open dues alone, not every due it ever had.
-    ['the open dues', () => repo.openDuesOf(db, contact), /transactions_contact_open_due \(contact_id=\?\)/],
+    // The aging: the contact's kept open days alone, not its dues.
+    ['the open days', () => repo.openDaysOf(db, contact), /contact_open_days .*\(contact_id=\?\)/],
   ];
   for (const [name, run, expected] of cases) {
     it(`reads ${name} by the contact's index`, async () => {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
 
 /**
@@ -64,16 +63,14 @@ export function adjustmentsBetween(db: Executor, contactId: string, since: strin
 }
 
 /**
- * The contact's open dues, by its partial index on open dues: the statement's aging. `open = 1` as
- * written (a bound value cannot match a partial index's condition) and in the index's order: else
- * SQLite read every due of the contact by (contact_id, created_at), O(history).
+ * The contact's open dues by due date (contact_open_days, kept): the statement's aging reads the
+ * days its open dues fall on, not its dues.
  */
-export function openDuesOf(db: Executor, contactId: string) {
+export function openDaysOf(db: Executor, contactId: string) {
   return db
-    .selectFrom('transactions')
-    .select(['due_date', 'amount_paise', 'amount_paid_paise', 'amount_adjusted_paise'])
+    .selectFrom('contact_open_days')
+    .select(['day', 'due_count', 'balance_paise'])
     .where('contact_id', '=', contactId)
-    .where('open', '=', sql.lit(1))
-    .orderBy('due_date')
+    .where('due_count', '>', 0)
     .execute();
 }

@@ -47,7 +47,7 @@ export class StatementService {
         await repo.receiptsReceivedBetween(trx, contactId, since.date, until.date),
         await repo.reversalsBetween(trx, contactId, since.instant, until.instant),
         await repo.adjustmentsBetween(trx, contactId, since.instant, until.instant),
-        await repo.openDuesOf(trx, contactId),
+        await repo.openDaysOf(trx, contactId),
       ];
       const items: StatementItem[] = [
         ...dues.map((d) => ({
@@ -101,10 +101,7 @@ export class StatementService {
       ];
       const statement = buildStatement(before, reads.months, items, from, to);
       const aging = agingOf(
-        open.map((d) => ({
-          dueDate: d.due_date,
-          balancePaise: Number(d.amount_paise) - Number(d.amount_paid_paise) - Number(d.amount_adjusted_paise),
-        })),
+        open.map((d) => ({ dueDate: d.day, count: Number(d.due_count), balancePaise: Number(d.balance_paise) })),
         today,
       );
       return { contact, from, to, statement, aging };

@@ -165,8 +165,11 @@ export function buildStatement(
   return { opening, closing: balance, entries };
 }
 
-/** Open balances by days past due on `today` (as GET /v1/aging, for one contact's open dues). */
-export function agingOf(open: readonly { dueDate: string; balancePaise: number }[], today: string) {
+/**
+ * Open balances by days past due on `today` (as GET /v1/aging), for one contact's open dues given
+ * by due date: how many fall due that day and their balances.
+ */
+export function agingOf(open: readonly { dueDate: string; count: number; balancePaise: number }[], today: string) {
   const bucket = () => ({ count: 0, paise: 0 });
   const aging = { current: bucket(), d1_30: bucket(), d31_60: bucket(), d61_90: bucket(), d90_plus: bucket() };
   const day = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
@@ -182,7 +185,7 @@ export function agingOf(open: readonly { dueDate: string; balancePaise: number }
             : late <= 90
               ? aging.d61_90
               : aging.d90_plus;
-    b.count += 1;
+    b.count += due.count;
     b.paise += due.balancePaise;
   }
   return aging;

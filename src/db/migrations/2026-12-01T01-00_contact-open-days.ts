@@ -137,13 +137,20 @@ async function createPostgresTriggers(db: Kysely<unknown>) {
           n := (case when new.open >= 0 then 1 else 0 end) - (case when old.open >= 0 then 1 else 0 end);
         end if;
         if d <> 0 or n <> 0 then
-          update contacts set open_paise = open_paise + d, balance_paise = balance_paise + d, due_count = due_count + n
+          update contacts set open_paise = open_paise + d, balance_paise = balance_paise + d, due_count = due_count + n${PG_STAMP}
             where id = new.contact_id;
         end if;
         return null;
       end $$`)
     .execute(db);
 }
+
+/**
+ * The contact's `updated_at` moves with it (as the kept-credit migration's triggers): to the due's,
+ * or 1 ms past its own, whichever is later.
+ */
+const PG_STAMP = `, updated_at = greatest(new.updated_at, updated_at + interval '1 millisecond')`;
+const SQLITE_STAMP = `, updated_at = max(new.updated_at, strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, '+0.001 seconds'))`;
 
 /** A due's open balance while open, else 0 (as the khata migration's balance triggers). */
 const openBalance = (row: string) => `(case when ${row}.open = 1 then ${balance(row)} else 0 end)`;
@@ -185,7 +192,8 @@ async function createSqliteTriggers(db: Kysely<unknown>) {
       when new.open >= 0
       begin
         update contacts set open_paise = open_paise + ${openBalance('new')},
-          balance_paise = balance_paise + ${openBalance('new')}, due_count = due_count + 1 where id = new.contact_id;
+          balance_paise = balance_paise + ${openBalance('new')}, due_count = due_count + 1${SQLITE_STAMP}
+          where id = new.contact_id;
       end`)
     .execute(db);
   const d = `(${openBalance('new')} - ${openBalance('old')})`;
@@ -196,7 +204,7 @@ async function createSqliteTriggers(db: Kysely<unknown>) {
       when ${d} <> 0 or ${n} <> 0
       begin
         update contacts set open_paise = open_paise + ${d}, balance_paise = balance_paise + ${d},
-          due_count = due_count + ${n} where id = new.contact_id;
+          due_count = due_count + ${n}${SQLITE_STAMP} where id = new.contact_id;
       end`)
     .execute(db);
 }
@@ -216,7 +224,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
         else d := ${openBalance('new')} - ${openBalance('old')};
         end if;
         if d <> 0 then
-          update contacts set open_paise = open_paise + d, balance_paise = balance_paise + d where id = new.contact_id;
+          update contacts set open_paise = open_paise + d, balance_paise = balance_paise + d${PG_STAMP}
+          where id = new.contact_id;
         end if;
         return null;
       end $$`)
@@ -230,7 +239,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       .raw(`create trigger transactions_contact_balance_insert after insert on transactions when new.open = 1
       begin
         update contacts set open_paise = open_paise + ${openBalance('new')},
-          balance_paise = balance_paise + ${openBalance('new')} where id = new.contact_id;
+          balance_paise = balance_paise + ${openBalance('new')}${SQLITE_STAMP} where id = new.contact_id;
       end`)
       .execute(db);
     const d = `(${openBalance('new')} - ${openBalance('old')})`;
@@ -239,7 +248,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
       after update of amount_paise, amount_paid_paise, amount_adjusted_paise, open on transactions
       when ${d} <> 0
       begin
-        update contacts set open_paise = open_paise + ${d}, balance_paise = balance_paise + ${d} where id = new.contact_id;
+        update contacts set open_paise = open_paise + ${d}, balance_paise = balance_paise + ${d}${SQLITE_STAMP}
+        where id = new.contact_id;
       end`)
       .execute(db);
   }

@@ -24,7 +24,7 @@ import { seedScale } from './scale-seed.js';
  *
  * - Home (`/dashboard`): the total to collect, the buyers who owe most, the latest overdue dues;
  * - a small buyer's page (`/dashboard/contacts/{id}`: the ledger's newest entries with their
- *   running balance, the aging of the open dues, the forms);
+ *   running balance, whatever their dates, the buyer's standing, the forms);
  * - the biggest buyer's page.
  *
  * First, every distinct read those pages run is captured in-process (the same app, read threads

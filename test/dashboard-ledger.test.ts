@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LogChannel } from '../src/channels/log.js';
+import { formatMoney } from '../src/i18n/format.js';
 import { DashboardClient as Client, csrfOf, type DashboardClient, signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 
@@ -148,6 +149,122 @@ describe("a buyer's page", () => {
     expect(url.searchParams.get('text')).toBe(
       `Hello Ravi Kumar, your account with Sharma & Sons: ₹1,200.00 to pay. See it and pay here: ${contact.account_url}`,
     );
+  });
+});
+
+describe("a buyer's entries", () => {
+  const money = (paise: number) => formatMoney('en', paise, 'INR');
+
+  /** The entries on a buyer's page, in the page's order: each one's amount and the balance after it. */
+  function entriesOf(page: string): string[] {
+    const list = /<ol class="list" reversed>([\s\S]*?)<\/ol>/.exec(page)?.[1] ?? '';
+    return [...textOf(list).matchAll(/([+−]₹[\d,]+\.\d\d) Balance (₹[\d,]+\.\d\d)/g)].map((m) => `${m[1]} ${m[2]}`);
+  }
+
+  it('show the newest 50 of more, whatever their kind, with the running balance and a link to the older ones', async () => {
+    const biz = await h.newBusiness();
+    // What was recorded, to recompute the ledger: when, in the statement's order within one instant, and the amount.
+    const rows: { at: number; order: number; id: string; paise: number }[] = [];
+    const order = { due: 0, adjustment: 1, payment: 2, reversal: 3 };
+    const at = () => h.clock.now().getTime();
+    // Twelve dues at one instant (an import) long ago: the newest of them by id are the oldest shown.
+    h.clock.set('2025-08-01T06:00:00.000Z');
+    const first = await due(biz, { amount_paise: 10_000, contact_name: 'Ravi Kumar' });
+    const contactId = first.contact_id;
+    rows.push({ at: at(), order: order.due, id: first.id, paise: 10_000 });
+    for (let i = 2; i <= 12; i += 1) {
+      const d = await due(biz, { amount_paise: i * 10_000, contact_id: contactId });
+      rows.push({ at: at(), order: order.due, id: d.id, paise: i * 10_000 });
+    }
+    h.clock.set('2026-03-10T06:00:00.000Z');
+    let lastDue = '';
+    let lastReceipt = { id: '', paise: 0 };
+    for (let k = 0; k < 48; k += 1) {
+      h.clock.advance(60_000);
+      const step = k % 8;
+      if (step === 4) {
+        const paise = 3_000 + k;
+        const res = await biz.post(`/v1/contacts/${contactId}/payments`, {
+          amount_paise: paise,
+          payment_method: 'cash',
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        lastReceipt = { id: res.body.data.receipt.id, paise };
+        rows.push({ at: at(), order: order.payment, id: lastReceipt.id, paise: -paise });
+      } else if (step === 6) {
+        const paise = 500 + k;
+        const res = await biz.post(`/v1/transactions/${lastDue}/adjustments`, { kind: 'tds', amount_paise: paise });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        rows.push({ at: at(), order: order.adjustment, id: res.body.data.adjustment.id, paise: -paise });
+      } else if (step === 7) {
+        const res = await biz.post(`/v1/payments/${lastReceipt.id}/reverse`, { reason: 'cheque bounced' });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        rows.push({ at: at(), order: order.reversal, id: lastReceipt.id, paise: lastReceipt.paise });
+      } else {
+        const paise = 5_000 + k * 100;
+        lastDue = (await due(biz, { amount_paise: paise, contact_id: contactId })).id;
+        rows.push({ at: at(), order: order.due, id: lastDue, paise });
+      }
+    }
+    rows.sort((a, b) => a.at - b.at || a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    let balance = 0;
+    const ledger = rows.map((r) => {
+      balance += r.paise;
+      return `${r.paise > 0 ? '+' : '−'}${money(Math.abs(r.paise))} ${money(balance)}`;
+    });
+    expect((await contactOf(biz, contactId)).balance_paise).toBe(balance);
+
+    const client = await signInByLink(h, biz.business.id);
+    const page = await client.get(`/dashboard/contacts/${contactId}`);
+    expect(page.status).toBe(200);
+    expect(rows).toHaveLength(60);
+    expect(entriesOf(page.text)).toEqual(ledger.slice(-50).reverse());
+    const opening = rows.slice(0, 10).reduce((sum, r) => sum + r.paise, 0);
+    expect(textOf(page.text)).toContain(`Opening balance: ${money(opening)}`);
+    const older = /href="([^"]+)">Older entries</.exec(page.text)?.[1]?.replace(/&amp;/g, '&');
+    // the 90 days up to the oldest shown entry's date: the import, all of it
+    expect(older).toBe(`/dashboard/contacts/${contactId}/statement?from=2025-05-03&to=2025-08-01`);
+    const statement = await client.get(older as string);
+    expect(statement.status).toBe(200);
+    expect(textOf(statement.text)).toContain(
+      `Closing balance ${money(rows.slice(0, 12).reduce((sum, r) => sum + r.paise, 0))}`,
+    );
+
+    const other = await signInByLink(h, (await h.newBusiness()).business.id);
+    expect((await other.get(`/dashboard/contacts/${contactId}`)).status).toBe(404);
+  });
+
+  it('show entries older than 90 days, and no link to older ones when every entry is shown', async () => {
+    h.clock.set('2025-06-01T06:00:00.000Z');
+    const biz = await h.newBusiness();
+    const d = await due(biz, {
+      amount_paise: 700_000,
+      contact_name: 'Ravi Kumar',
+      invoice_number: 'INV-OLD',
+      due_date: '2025-06-15',
+    });
+    await biz.post(`/v1/contacts/${d.contact_id}/payments`, { amount_paise: 200_000, payment_method: 'cash' });
+    h.clock.set('2026-03-10T06:00:00.000Z');
+    const client = await signInByLink(h, biz.business.id);
+    const page = await client.get(`/dashboard/contacts/${d.contact_id}`);
+    expect(page.status).toBe(200);
+    expect(entriesOf(page.text)).toEqual(['−₹2,000.00 ₹5,000.00', '+₹7,000.00 ₹7,000.00']);
+    const text = textOf(page.text);
+    expect(text).toContain('Invoice INV-OLD');
+    expect(text).toContain('Opening balance: ₹0.00');
+    expect(text).not.toContain('No entries yet');
+    expect(page.text).not.toContain('Older entries');
+  });
+
+  it('say so when the buyer has no entries', async () => {
+    const biz = await h.newBusiness();
+    const d = await due(biz, { amount_paise: 100_000, contact_name: 'Ravi Kumar' });
+    expect((await biz.delete(`/v1/transactions/${d.id}`)).status).toBe(200);
+    const client = await signInByLink(h, biz.business.id);
+    const page = await client.get(`/dashboard/contacts/${d.contact_id}`);
+    expect(page.status).toBe(200);
+    expect(entriesOf(page.text)).toEqual([]);
+    expect(textOf(page.text)).toContain('No entries yet.');
   });
 });
 

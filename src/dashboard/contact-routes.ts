@@ -5,7 +5,7 @@ import type { App } from '../http/types.js';
 import { isUuid, randomToken } from '../lib/ids.js';
 import { html } from '../paypage/html.js';
 import { RecordReceiptBody, type RecordReceiptInput, ReverseBody } from '../receipts/schema.js';
-import { statementCsv } from '../statements/statement.js';
+import { defaultFrom, statementCsv } from '../statements/statement.js';
 import { CreateTransactionBody, type CreateTransactionInput } from '../transactions/schema.js';
 import { isScoped } from '../users/permissions.js';
 import { auditEntriesForPage } from './audit-entries.js';
@@ -22,7 +22,7 @@ import {
   REPLIES_SHOWN,
   renderContactList,
 } from './pages/contacts.js';
-import { CLAIMS_SHOWN, type LedgerForm, renderLedger } from './pages/ledger.js';
+import { CLAIMS_SHOWN, LEDGER_ENTRIES, type LedgerForm, renderLedger } from './pages/ledger.js';
 import { renderStatement } from './pages/statement.js';
 import type { View } from './pages/view.js';
 
@@ -50,8 +50,8 @@ export async function contactRoutes(app: App) {
   ) => {
     const today = transactions.today(v.business);
     const { contact, standing } = await contacts.get(v.business, id, today);
-    const [s, replies, claims, history, people] = await Promise.all([
-      statements.get(v.business, id, {}),
+    const [latest, replies, claims, history, people] = await Promise.all([
+      statements.latest(v.business, id, LEDGER_ENTRIES),
       contacts.replies(v.business, id, REPLIES_SHOWN),
       services.claims.listPendingOfContact(v.business, id, CLAIMS_SHOWN),
       // one more than is shown: whether the whole history has more
@@ -81,7 +81,8 @@ export async function contactRoutes(app: App) {
         contact,
         standing,
         overdueDays: overdueDays(contact.oldest_open_due, today),
-        statement: { from: s.from, to: s.to, ...s.statement },
+        latest,
+        period: { from: defaultFrom(today), to: today },
         replies,
         history,
         claims: claims.map((c) => ({

@@ -5,7 +5,8 @@ import * as repo from './repository.js';
 /**
  * A statement reads O(months + entries in its period): each of its reads is a range of one of the
  * contact's indexes, bounded on both sides where it reads entries (SQLite plans without
- * statistics, so a wrong pick would walk the contact's whole history).
+ * statistics, so a wrong pick would walk the contact's whole history). The newest entries read the
+ * same indexes from their end, in their order: no sort of the contact's rows.
  */
 describe('statement query plans (SQLite)', () => {
   const { db, planOf } = planStore('statement-plans-');
@@ -43,6 +44,15 @@ describe('statement query plans (SQLite)', () => {
       'the adjustments',
       () => repo.adjustmentsBetween(db, contact, since, until),
       /adjustments_contact_created \(contact_id=\? AND created_at>\? AND created_at<\?\)/,
+    ],
+    // The buyer's page: each kind's newest entries, read backwards from the index's end, no sort.
+    ['the newest dues', () => repo.newestDues(db, contact, 51), /transactions_contact_created \(contact_id=\?\)/],
+    ['the newest receipts', () => repo.newestReceipts(db, contact, 51), /receipts_contact_received \(contact_id=\?\)/],
+    ['the newest reversals', () => repo.newestReversals(db, contact, 51), /receipts_contact_reversed \(contact_id=\?/],
+    [
+      'the newest adjustments',
+      () => repo.newestAdjustments(db, contact, 51),
+      /adjustments_contact_created \(contact_id=\?\)/,
     ],
     // The aging: the contact's kept open days alone, not its dues.
     ['the open days', () => repo.openDaysOf(db, contact), /contact_open_days .*\(contact_id=\?\)/],

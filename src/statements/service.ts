@@ -6,10 +6,16 @@ import type { Clock } from '../lib/clock.js';
 import { addDays, instantAt, isCalendarDate, localDate } from '../lib/dates.js';
 import { lockContact } from '../transactions/receipt-repository.js';
 import * as repo from './repository.js';
-import { agingOf, buildStatement, type StatementItem, statementReads } from './statement.js';
+import {
+  agingOf,
+  buildStatement,
+  defaultFrom,
+  EVERY_MONTH,
+  latestEntries,
+  type StatementItem,
+  statementReads,
+} from './statement.js';
 
-/** How far back a statement goes without `from`. */
-const DEFAULT_DAYS = 90;
 const MAX_DATE = '9999-12-31';
 
 export class StatementService {
@@ -29,7 +35,7 @@ export class StatementService {
       if (v !== undefined && !isCalendarDate(v)) throw errors.invalid(field, `${field} must be a date YYYY-MM-DD`);
     }
     const to = query.to ?? today;
-    const from = query.from ?? addDays(to, -DEFAULT_DAYS);
+    const from = query.from ?? defaultFrom(to);
     if (from > to) throw errors.invalid('from', 'from must not be after to');
     const tz = business.timezone;
     const fromInstant = instantAt(tz, from, 0).toISOString();
@@ -37,7 +43,6 @@ export class StatementService {
     const untilInstant = to < MAX_DATE ? instantAt(tz, addDays(to, 1), 0).toISOString() : `${MAX_DATE}T23:59:59.999Z`;
     const reads = statementReads(from, to, fromInstant, untilInstant);
     const { since, until } = reads;
-    const local = (at: string) => localDate(tz, new Date(at));
     return this.deps.db.transaction().execute(async (trx) => {
       const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
       if (!contact) throw errors.notFound('contact');
@@ -49,56 +54,7 @@ export class StatementService {
         await repo.adjustmentsBetween(trx, contactId, since.instant, until.instant),
         await repo.openDaysOf(trx, contactId),
       ];
-      const items: StatementItem[] = [
-        ...dues.map((d) => ({
-          date: local(d.created_at),
-          at: d.created_at,
-          id: d.id,
-          kind: 'due' as const,
-          transactionId: d.id,
-          receiptId: null,
-          description: `${d.invoice_number === null ? 'Due' : `Invoice ${d.invoice_number}`}, due ${d.due_date}`,
-          debitPaise: Number(d.amount_paise),
-          creditPaise: 0,
-          detail: { invoiceNumber: d.invoice_number, dueDate: d.due_date },
-        })),
-        ...receipts.map((r) => ({
-          date: r.received_on,
-          at: r.created_at,
-          id: r.id,
-          kind: 'payment' as const,
-          transactionId: null,
-          receiptId: r.id,
-          description: `Payment (${r.payment_method})${r.utr === null ? '' : ` ${r.utr}`}`,
-          debitPaise: 0,
-          creditPaise: Number(r.amount_paise),
-          detail: { method: r.payment_method, utr: r.utr, reversed: r.reversed_at !== null },
-        })),
-        ...reversals.map((r) => ({
-          date: local(r.reversed_at as string),
-          at: r.reversed_at as string,
-          id: r.id,
-          kind: 'reversal' as const,
-          transactionId: null,
-          receiptId: r.id,
-          description: `Payment reversed${r.reversal_reason === null ? '' : `: ${r.reversal_reason}`}`,
-          debitPaise: Number(r.amount_paise),
-          creditPaise: 0,
-          detail: { reason: r.reversal_reason },
-        })),
-        ...adjustments.map((a) => ({
-          date: local(a.created_at),
-          at: a.created_at,
-          id: a.id,
-          kind: 'adjustment' as const,
-          transactionId: a.transaction_id,
-          receiptId: null,
-          description: `Adjustment (${a.kind})${a.reason === null ? '' : `: ${a.reason}`}`,
-          debitPaise: 0,
-          creditPaise: Number(a.amount_paise),
-          detail: { adjustmentKind: a.kind, reason: a.reason },
-        })),
-      ];
+      const items = itemsOf(tz, { dues, receipts, reversals, adjustments });
       const statement = buildStatement(before, reads.months, items, from, to);
       const aging = agingOf(
         open.map((d) => ({ dueDate: d.day, count: Number(d.due_count), balancePaise: Number(d.balance_paise) })),
@@ -107,4 +63,94 @@ export class StatementService {
       return { contact, from, to, statement, aging };
     });
   }
+
+  /**
+   * A contact's newest `count` entries whatever their dates, newest first, each with the balance
+   * after it (statement.ts latestEntries): the sum of its kept months (O(months)) and each kind's
+   * newest `count + 1` entries (O(count)), however long the history. Locked and read in one
+   * transaction as `get` is, so the months and the rows are of one moment.
+   */
+  async latest(business: BusinessRow, contactId: string, count: number) {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
+      if (!contact) throw errors.notFound('contact');
+      const read = count + 1;
+      const [balance, dues, receipts, reversals, adjustments] = [
+        await repo.keptMonths(trx, contactId, EVERY_MONTH),
+        await repo.newestDues(trx, contactId, read),
+        await repo.newestReceipts(trx, contactId, read),
+        await repo.newestReversals(trx, contactId, read),
+        await repo.newestAdjustments(trx, contactId, read),
+      ];
+      const items = itemsOf(business.timezone, { dues, receipts, reversals, adjustments });
+      return { contact, ...latestEntries(balance, items, count) };
+    });
+  }
+}
+
+/**
+ * The rows a statement reads as its items: each kind on its own date (a due, an adjustment and a
+ * reversal on the business-local date of their instant, a receipt on its received_on), in English
+ * for the API's `description`, with the detail a page words in its own language.
+ */
+function itemsOf(
+  timezone: string,
+  rows: {
+    dues: readonly repo.DueEntryRow[];
+    receipts: readonly repo.ReceiptEntryRow[];
+    reversals: readonly repo.ReversalEntryRow[];
+    adjustments: readonly repo.AdjustmentEntryRow[];
+  },
+): StatementItem[] {
+  const local = (at: string) => localDate(timezone, new Date(at));
+  return [
+    ...rows.dues.map((d) => ({
+      date: local(d.created_at),
+      at: d.created_at,
+      id: d.id,
+      kind: 'due' as const,
+      transactionId: d.id,
+      receiptId: null,
+      description: `${d.invoice_number === null ? 'Due' : `Invoice ${d.invoice_number}`}, due ${d.due_date}`,
+      debitPaise: Number(d.amount_paise),
+      creditPaise: 0,
+      detail: { invoiceNumber: d.invoice_number, dueDate: d.due_date },
+    })),
+    ...rows.receipts.map((r) => ({
+      date: r.received_on,
+      at: r.created_at,
+      id: r.id,
+      kind: 'payment' as const,
+      transactionId: null,
+      receiptId: r.id,
+      description: `Payment (${r.payment_method})${r.utr === null ? '' : ` ${r.utr}`}`,
+      debitPaise: 0,
+      creditPaise: Number(r.amount_paise),
+      detail: { method: r.payment_method, utr: r.utr, reversed: r.reversed_at !== null },
+    })),
+    ...rows.reversals.map((r) => ({
+      date: local(r.reversed_at as string),
+      at: r.reversed_at as string,
+      id: r.id,
+      kind: 'reversal' as const,
+      transactionId: null,
+      receiptId: r.id,
+      description: `Payment reversed${r.reversal_reason === null ? '' : `: ${r.reversal_reason}`}`,
+      debitPaise: Number(r.amount_paise),
+      creditPaise: 0,
+      detail: { reason: r.reversal_reason },
+    })),
+    ...rows.adjustments.map((a) => ({
+      date: local(a.created_at),
+      at: a.created_at,
+      id: a.id,
+      kind: 'adjustment' as const,
+      transactionId: a.transaction_id,
+      receiptId: null,
+      description: `Adjustment (${a.kind})${a.reason === null ? '' : `: ${a.reason}`}`,
+      debitPaise: 0,
+      creditPaise: Number(a.amount_paise),
+      detail: { adjustmentKind: a.kind, reason: a.reason },
+    })),
+  ];
 }

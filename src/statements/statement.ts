@@ -8,6 +8,14 @@ import { addDays, daysBetween } from '../lib/dates.js';
  * with a running balance exact to the paisa.
  */
 
+/** How far back a statement goes without `from`. */
+const DEFAULT_DAYS = 90;
+
+/** Where a statement ending on `to` starts when it is not told. */
+export function defaultFrom(to: string): string {
+  return addDays(to, -DEFAULT_DAYS);
+}
+
 export type EntryKind = 'due' | 'payment' | 'adjustment' | 'reversal';
 
 /**
@@ -129,6 +137,23 @@ export function statementReads(from: string, to: string, fromInstant: string, un
 /** The month an item is kept in: a payment's received_on, the others' time. */
 const keptMonthOf = (item: StatementItem) => ledgerMonth(item.kind === 'payment' ? item.date : item.at);
 
+/** What an item moves the balance by: a debit raises it, a credit lowers it. */
+const movement = (item: StatementItem) => item.debitPaise - item.creditPaise;
+
+function entryOf(item: StatementItem, balanceAfter: number): StatementEntry {
+  return {
+    date: item.date,
+    kind: item.kind,
+    transaction_id: item.transactionId,
+    receipt_id: item.receiptId,
+    description: item.description,
+    debit_paise: item.debitPaise,
+    credit_paise: item.creditPaise,
+    balance_paise: balanceAfter,
+    detail: item.detail,
+  };
+}
+
 /**
  * The statement of [from, to] given the sum of the kept months (`kept`, as `months` says) and
  * every item read (statementReads): the opening balance is the months before plus the items
@@ -144,25 +169,45 @@ export function buildStatement(
 ): Statement {
   const opening =
     months.side === 'before'
-      ? items.filter((i) => i.date < from).reduce((s, i) => s + i.debitPaise - i.creditPaise, kept)
-      : items.filter((i) => keptMonthOf(i) <= months.month).reduce((s, i) => s - i.debitPaise + i.creditPaise, kept);
+      ? items.filter((i) => i.date < from).reduce((s, i) => s + movement(i), kept)
+      : items.filter((i) => keptMonthOf(i) <= months.month).reduce((s, i) => s - movement(i), kept);
   let balance = opening;
   const entries: StatementEntry[] = [];
   for (const item of items.filter((i) => i.date >= from && i.date <= to).sort(compare)) {
-    balance += item.debitPaise - item.creditPaise;
-    entries.push({
-      date: item.date,
-      kind: item.kind,
-      transaction_id: item.transactionId,
-      receipt_id: item.receiptId,
-      description: item.description,
-      debit_paise: item.debitPaise,
-      credit_paise: item.creditPaise,
-      balance_paise: balance,
-      detail: item.detail,
-    });
+    balance += movement(item);
+    entries.push(entryOf(item, balance));
   }
   return { opening, closing: balance, entries };
+}
+
+/** Every kept month: their sum is the account's balance after its newest entry. */
+export const EVERY_MONTH: KeptMonths = { side: 'through', month: '9999-12' };
+
+/** The newest entries of an account, newest first, and what came before them. */
+export interface LatestEntries {
+  entries: StatementEntry[];
+  /** the balance before the oldest of them */
+  opening: number;
+  /** whether the account has entries older than these */
+  older: boolean;
+}
+
+/**
+ * The account's newest `count` entries, newest first, each with the balance after it, given the
+ * balance after the newest (the sum of every kept month) and the items read: for each kind, that
+ * kind's newest `count + 1` in the statement's order, or all it has. The newest `count` of these
+ * are the account's; one more than `count` read says older entries exist. The balances are walked
+ * backwards from the newest, so they agree with buildStatement's running balance.
+ */
+export function latestEntries(balance: number, items: readonly StatementItem[], count: number): LatestEntries {
+  const newest = [...items].sort((a, b) => compare(b, a));
+  const entries: StatementEntry[] = [];
+  let after = balance;
+  for (const item of newest.slice(0, count)) {
+    entries.push(entryOf(item, after));
+    after -= movement(item);
+  }
+  return { entries, opening: after, older: newest.length > count };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../audit/read.js';
 import type { ContactRow, ReplyRow } from '../../contacts/repository.js';
 import type { ContactStanding } from '../../contacts/service.js';
 import { html, type Markup } from '../../paypage/html.js';
-import type { StatementEntry } from '../../statements/statement.js';
+import { defaultFrom, type LatestEntries, type StatementEntry } from '../../statements/statement.js';
 import { PAYMENT_METHODS } from '../../transactions/schema.js';
 import { isMessageKey } from '../i18n.js';
 import { csrfField, layout, type PageChrome } from '../layout.js';
@@ -14,7 +14,7 @@ import type { View } from './view.js';
 /** The buyer's account claims waiting for a decision, oldest first, shown on their page. */
 export const CLAIMS_SHOWN = 10;
 
-/** The newest entries shown on the buyer's page; the statement page has the whole period. */
+/** The newest entries shown on the buyer's page, whatever their dates; the statement page has any period. */
 export const LEDGER_ENTRIES = 50;
 
 /** The buyer page's forms, each folded under its name; the one whose input was refused opens. */
@@ -25,7 +25,10 @@ export interface LedgerData {
   standing: ContactStanding;
   /** days since the oldest open due's date, when it has passed */
   overdueDays: number;
-  statement: { from: string; to: string; opening: number; closing: number; entries: StatementEntry[] };
+  /** the buyer's newest entries, newest first (statements.latest) */
+  latest: LatestEntries;
+  /** the "Statement" form's period when it opens: the default statement's */
+  period: { from: string; to: string };
   replies: ReplyRow[];
   /** "I have paid" from the buyer's account page, waiting for the owner's decision */
   claims: AccountClaimItem[];
@@ -108,7 +111,8 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
   const base = `/dashboard/contacts/${contact.id}`;
   const val = (name: string, fallback = '') => d.values?.[name] ?? fallback;
   const balance = Number(contact.balance_paise);
-  const shown = d.statement.entries.slice(-LEDGER_ENTRIES).reverse();
+  const shown = d.latest.entries;
+  const oldest = shown.at(-1);
   const language = val('language', contact.language ?? '');
 
   const receive = html`<form method="post" action="${base}/payments">${csrfField(v.csrfToken)}<input type="hidden" name="once" value="${d.receiptOnce}">
@@ -138,9 +142,9 @@ export function renderLedger(v: View, d: LedgerData, flash?: PageChrome['flash']
     : html`<p class="muted">${t('ledger.no_account_link')}</p>`;
 
   const statement = html`<form method="get" action="${base}/statement">
-<div class="dates"><div><label for="st-from">${t('dues.from')}</label><input id="st-from" name="from" type="date" value="${d.statement.from}"></div>
-<div><label for="st-to">${t('dues.to')}</label><input id="st-to" name="to" type="date" value="${d.statement.to}"></div></div>
-<div class="actions"><button type="submit">${t('ledger.statement')}</button><a class="button secondary" href="${base}/statement.csv?from=${d.statement.from}&amp;to=${d.statement.to}">${t('ledger.csv')}</a></div></form>`;
+<div class="dates"><div><label for="st-from">${t('dues.from')}</label><input id="st-from" name="from" type="date" value="${d.period.from}"></div>
+<div><label for="st-to">${t('dues.to')}</label><input id="st-to" name="to" type="date" value="${d.period.to}"></div></div>
+<div class="actions"><button type="submit">${t('ledger.statement')}</button><a class="button secondary" href="${base}/statement.csv?from=${d.period.from}&amp;to=${d.period.to}">${t('ledger.csv')}</a></div></form>`;
 
   const edit = html`<form method="post" action="${base}/edit">${csrfField(v.csrfToken)}
 <label for="edit-name">${t('field.name')}</label><input id="edit-name" name="name" required minlength="2" maxlength="120" value="${val('name', contact.name)}">
@@ -193,15 +197,15 @@ ${fold(d, 'statement', t('ledger.statement'), statement)}
 ${v.may('contacts.edit') ? fold(d, 'edit', t('ledger.edit'), edit) : ''}
 ${v.may('contacts.assign') ? fold(d, 'assign', t('ledger.assign'), assign) : ''}
 ${v.may('contacts.merge') ? fold(d, 'merge', t('merge.title'), merge) : ''}
-<section class="card" aria-labelledby="entries-h"><h2 id="entries-h">${t('ledger.entries')}</h2>
-<p class="muted">${t('ledger.period', { from: v.date(d.statement.from), to: v.date(d.statement.to) })}</p>${
+<section class="card" aria-labelledby="entries-h"><h2 id="entries-h">${t('ledger.entries')}</h2>${
     shown.length === 0
       ? html`<p>${t('ledger.no_entries')}</p>`
       : html`<ol class="list" reversed>${shown.map((e) => entryItem(v, d, e))}</ol>`
   }
-<p class="muted">${t('ledger.opening', { amount: v.money(d.statement.opening) })}${
-    d.statement.entries.length > shown.length
-      ? html` · <a href="${base}/statement?from=${d.statement.from}&amp;to=${d.statement.to}">${t('ledger.all_entries')}</a>`
+<p class="muted">${t('ledger.opening', { amount: v.money(d.latest.opening) })}${
+    // the older entries: the statement of the period before the oldest shown, ending on its date
+    d.latest.older && oldest
+      ? html` · <a href="${base}/statement?from=${defaultFrom(oldest.date)}&amp;to=${oldest.date}">${t('ledger.older_entries')}</a>`
       : ''
   }</p>
 <p><a href="/dashboard/dues?status=all&amp;contact=${contact.id}">${t('ledger.dues')}</a></p>

@@ -464,13 +464,20 @@ export class ContactService {
     b: repo.ContactStandingRow,
   ): Promise<ContactStanding> {
     const json = <T>(v: string | T[] | null): T[] => (typeof v === 'string' ? JSON.parse(v) : (v ?? [])) as T[];
-    const paidDate = (at: string | null) => (at === null ? null : localDate(business.timezone, new Date(at)));
+    // A due's row as the score reads it (paid at an instant, counted on its business-local date).
+    const scored = (amount: number, dueDate: string, paidAt: string | null, promiseDate: string | null) =>
+      ({
+        amountPaise: Number(amount),
+        dueDate,
+        paidDate: paidAt === null ? null : localDate(business.timezone, new Date(paidAt)),
+        promiseDate,
+      }) satisfies ScoredDue;
     let outstanding = 0;
     let pending = 0;
     let overdue = 0;
     let oldestOverdue: string | null = null;
     const open: ScoredDue[] = [];
-    for (const [day, count, balance, scored] of json<repo.OpenDayJson>(b.open_days)) {
+    for (const [day, count, balance, scoredPaise] of json<repo.OpenDayJson>(b.open_days)) {
       outstanding += Number(balance);
       if (day >= today) {
         pending += Number(count);
@@ -478,17 +485,9 @@ export class ContactService {
       }
       overdue += Number(count);
       if (Number(count) > 0 && (oldestOverdue === null || day < oldestOverdue)) oldestOverdue = day;
-      open.push({ amountPaise: Number(scored), dueDate: day, paidDate: null });
+      open.push({ amountPaise: Number(scoredPaise), dueDate: day, paidDate: null });
     }
-    const paidAfterToday = json<repo.PaidDueJson>(b.paid_after_today).map(
-      ([amount, dueDate, paidAt, promiseDate]) =>
-        ({
-          amountPaise: Number(amount),
-          dueDate,
-          paidDate: paidDate(paidAt),
-          promiseDate,
-        }) satisfies ScoredDue,
-    );
+    const paidAfterToday = json<repo.PaidDueJson>(b.paid_after_today).map((d) => scored(...d));
     let score = paymentScoreFromSums(
       {
         paid:
@@ -509,12 +508,7 @@ export class ContactService {
       // Rare (paid dues dated 15+ years after the others): from the rows, as paymentScore defines it.
       const rows = await repo.duesForScore(db, business.id, [b.contact_id]);
       score = paymentScore(
-        rows.map((d) => ({
-          amountPaise: Number(d.amount_paise),
-          dueDate: d.due_date,
-          paidDate: paidDate(d.paid_at),
-          promiseDate: d.promise_date,
-        })),
+        rows.map((d) => scored(d.amount_paise, d.due_date, d.paid_at, d.promise_date)),
         today,
       );
     }

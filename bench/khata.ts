@@ -19,7 +19,8 @@ import { seedScale } from './scale-seed.js';
  * bare server (median of each round, the median round reported):
  *
  * - a receipt of 2,000 paise on each contact: it settles the 2 oldest open dues (k = 2);
- * - GET /v1/contacts/{id} of each;
+ * - GET /v1/contacts/{id} of each, and of two of the seed's buyers: an ordinary one and the biggest
+ *   (about 1% of the dues, nine in ten of them open, due over 425 days);
  * - the statement of each for a day with no entries (the day after tomorrow, UTC), its history
  *   all before it, and
  *   for an old day with no entries (400 days ago), its whole history after it;
@@ -112,6 +113,9 @@ const scenarios: Scenario[] = [
   { name: 'receipt, k=2, long', method: 'POST', path: `/v1/contacts/${long}/payments`, body: { amount_paise: 2_000 } },
   { name: 'contact, short', method: 'GET', path: `/v1/contacts/${short}` },
   { name: 'contact, long', method: 'GET', path: `/v1/contacts/${long}` },
+  // The seed's own buyers: an ordinary one (about 10 dues) and the biggest (1% of the dues, 90% open).
+  { name: 'contact, ordinary buyer', method: 'GET', path: `/v1/contacts/${data.contactIds[0] as string}` },
+  { name: 'contact, biggest buyer', method: 'GET', path: `/v1/contacts/${data.bigBuyerId}` },
   {
     name: 'statement, empty day, short',
     method: 'GET',
@@ -189,6 +193,7 @@ try {
   const growth = (a: string, b: string) => (row(b).ms / row(a).ms).toFixed(2);
   console.log(`receipt long/short ${growth('receipt, k=2, short', 'receipt, k=2, long')}x`);
   console.log(`contact long/short ${growth('contact, short', 'contact, long')}x`);
+  console.log(`contact biggest/ordinary ${growth('contact, ordinary buyer', 'contact, biggest buyer')}x`);
   console.log(`statement long/short ${growth('statement, empty day, short', 'statement, empty day, long')}x`);
   console.log(
     `statement, old day, long/short ${growth('statement, old empty day, short', 'statement, old empty day, long')}x`,

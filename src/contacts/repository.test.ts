@@ -21,16 +21,21 @@ describe('contact standing query plans (SQLite)', () => {
 
   const business = '01959c4e-0000-7000-8000-000000000001';
   const contact = '01959c4e-0000-7000-8000-000000000002';
+  const page = Array.from({ length: 50 }, (_, i) => `01959c4e-0000-7000-8000-${String(i + 2).padStart(12, '0')}`);
 
   for (const [name, run] of [
     ['one contact with its standing', () => findContactWithStanding(db, business, contact, '2026-11-24')],
-    ['standings', () => contactStandings(db, business, [contact], '2026-11-24')],
+    // A page's contacts (50): by their keys, not by a walk of the business's contacts.
+    ['standings', () => contactStandings(db, business, page, '2026-11-24')],
   ] as const) {
     it(`reads ${name} from the kept days and the paid dues after today alone`, async () => {
       const plan = await planOf(run);
       expect(plan).toMatch(/SEARCH d USING (COVERING )?INDEX sqlite_autoindex_contact_open_days_1 \(contact_id=\?\)/);
       expect(plan).toMatch(/SEARCH p USING INDEX transactions_contact_paid_due \(contact_id=\? AND due_date>\?\)/);
-      expect(plan).not.toMatch(/SCAN|transactions_business|transactions_contact_open_due|transactions_contact_created/);
+      expect(plan).toMatch(/SEARCH c USING (COVERING )?INDEX sqlite_autoindex_contacts_1 \(id=\?\)/);
+      expect(plan).not.toMatch(
+        /SCAN|contacts_business|transactions_business|transactions_contact_open_due|transactions_contact_created/,
+      );
     });
   }
   it("reads the dues for the score through the contact's index", async () => {

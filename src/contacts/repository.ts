@@ -311,14 +311,18 @@ export function contactStandings(
   contactIds: string[],
   today: string,
 ): Promise<ContactStandingRow[]> {
-  return db
-    .selectFrom('contacts as c')
-    .leftJoin('contact_scores as s', 's.contact_id', 'c.id')
-    .select(['c.id as contact_id', 'c.due_count'])
-    .select(standingColumns(db, today))
-    .where('c.business_id', '=', businessId)
-    .where('c.id', 'in', contactIds)
-    .execute() as Promise<ContactStandingRow[]>;
+  return (
+    db
+      .selectFrom('contacts as c')
+      .leftJoin('contact_scores as s', 's.contact_id', 'c.id')
+      .select(['c.id as contact_id', 'c.due_count'])
+      .select(standingColumns(db, today))
+      // Off the index: SQLite (no statistics) otherwise walked the business's contacts by
+      // (business_id, ...) for the page's ids (23 ms at 100,000 contacts) instead of their keys.
+      .where(offIndex(db, 'c.business_id'), '=', businessId)
+      .where('c.id', 'in', contactIds)
+      .execute() as Promise<ContactStandingRow[]>
+  );
 }
 
 /** Every due of some contacts (not deleted), as the score reads them: when the kept sums cannot tell. */

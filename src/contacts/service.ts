@@ -9,7 +9,14 @@ import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
 import { randomToken, uuidv7 } from '../lib/ids.js';
 import { contactPaymentReference } from '../lib/payment-reference.js';
-import { paymentScore, paymentScoreFromSums, type RiskFlag, riskFlag, type ScoredDue } from '../lib/payment-score.js';
+import {
+  paidDateMatters,
+  paymentScore,
+  paymentScoreFromSums,
+  type RiskFlag,
+  riskFlag,
+  type ScoredDue,
+} from '../lib/payment-score.js';
 import { normalisePhone, reversedDigits } from '../lib/phone.js';
 import { recordEvents } from '../outbox/events.js';
 import { pauseContactSequences } from '../reminder-schedule/schedule.js';
@@ -487,7 +494,12 @@ export class ContactService {
       if (Number(count) > 0 && (oldestOverdue === null || day < oldestOverdue)) oldestOverdue = day;
       open.push({ amountPaise: Number(scoredPaise), dueDate: day, paidDate: null });
     }
-    const paidAfterToday = json<repo.PaidDueJson>(b.paid_after_today).map((d) => scored(...d));
+    // Paid by today and dated after it: scored as paid today where the day cannot matter.
+    const paidAfterToday = json<repo.PaidDueJson>(b.paid_after_today).map(([amount, dueDate, paidAt, promiseDate]) =>
+      paidDateMatters(dueDate, today)
+        ? scored(amount, dueDate, paidAt, promiseDate)
+        : { amountPaise: Number(amount), dueDate, paidDate: today, promiseDate },
+    );
     let score = paymentScoreFromSums(
       {
         paid:

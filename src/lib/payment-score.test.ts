@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { paymentScore, riskFlag, scoreForDaysLate } from './payment-score.js';
+import { addDays } from './dates.js';
+import { paidDateMatters, paymentScore, riskFlag, scoreForDaysLate } from './payment-score.js';
 
 describe('scoreForDaysLate (PAYDEX-like curve)', () => {
   it('follows the documented points', () => {
@@ -97,5 +98,21 @@ describe('riskFlag', () => {
     expect(riskFlag(69, 0)).toBe('medium');
     expect(riskFlag(90, 60)).toBe('high');
     expect(riskFlag(49, 0)).toBe('high');
+  });
+});
+
+describe('paidDateMatters', () => {
+  const today = '2026-11-28';
+  it('is false exactly where any paid date up to today gives the due the same score', () => {
+    for (let ahead = 1; ahead <= 12; ahead++) {
+      const dueDate = addDays(today, ahead);
+      // Paid today, or on any of the 400 days before: the scores a read could compute.
+      const scores = new Set(
+        Array.from({ length: 400 }, (_, back) =>
+          paymentScore([{ amountPaise: 1_000, dueDate, paidDate: addDays(today, -back) }], dueDate),
+        ),
+      );
+      expect(paidDateMatters(dueDate, today), `due ${ahead} days ahead: ${[...scores]}`).toBe(scores.size > 1);
+    }
   });
 });

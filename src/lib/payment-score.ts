@@ -49,6 +49,16 @@ export function scoreForDaysLate(daysLate: number): number {
   return last[1];
 }
 
+/**
+ * Whether the day a due dated `dueDate` was paid can change its score, given that it was paid by
+ * `today` (a paid due's paid_at is never later): a due paid 7 or more days before its date scores
+ * 100 whatever the day. A read that scores dues paid ahead of their date skips working out their
+ * paid dates (a time-zone conversion each) where it cannot matter.
+ */
+export function paidDateMatters(dueDate: string, today: string): boolean {
+  return daysBetween(today, dueDate) < -(CURVE[0] as readonly [number, number])[0];
+}
+
 export interface ScoredDue {
   amountPaise: number;
   dueDate: string;

@@ -39,6 +39,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('scored_paise', t.money, (c) => c.notNull())
     .addPrimaryKeyConstraint('contact_open_days_pk', ['contact_id', 'day'])
     .execute();
+  if (t.isPostgres) {
+    // Its rows are updated in place on every payment of a due (no indexed column changes): with
+    // room left on each page the new version stays on it (a HOT update, no new index entry) and
+    // the dead one is pruned there. Full pages gave every update a new index entry, so a buyer's
+    // days read thousands of dead versions until autovacuum, which by default waits for a fifth
+    // of the table to be dead (seen: 10.5 ms for 24 live days, 0.14 ms after a vacuum).
+    await sql`alter table contact_open_days set (fillfactor = 70, autovacuum_vacuum_scale_factor = 0.01)`.execute(db);
+  }
   await db.schema
     .createIndex('transactions_contact_paid_due')
     .on('transactions')

@@ -12,8 +12,8 @@ import { benchDatabaseUrl, startApi } from './scale.js';
 import { seedScale } from './scale-seed.js';
 
 /**
- * The owner's Home and a buyer's page at size (issue 37's "buyer page and home O(page) at
- * 100,000 contacts / 1M dues"), on SQLite or PostgreSQL:
+ * The owner's Home and a buyer's page at size (each should cost a page, at 100,000 contacts / 1M
+ * dues as at 50 / 1,000), on SQLite or PostgreSQL:
  *
  *   npx tsx bench/pages-scale.ts [--dues N] [--store sqlite|postgres] [--rounds N]
  *

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { recordAudit } from '../audit/record.js';
+import { offIndex } from '../db/port.js';
 import type { Executor, PaymentClaimTable } from '../db/schema.js';
 import { claimEntry } from '../transactions/audit.js';
 
@@ -102,13 +103,18 @@ export function listPendingClaims(db: Executor, businessId: string, limit: numbe
 }
 
 /** A contact's account claims still waiting for a decision, oldest first (the buyer's page). */
+/**
+ * A contact's account claims waiting for a decision, oldest first: by the contact's claims index.
+ * The business and status are kept off the index: SQLite (no statistics) otherwise read every
+ * pending claim of the business for one buyer's page.
+ */
 export function listPendingAccountClaims(db: Executor, businessId: string, contactId: string, limit: number) {
   return db
     .selectFrom('payment_claims')
     .selectAll()
-    .where('business_id', '=', businessId)
+    .where(offIndex(db, 'business_id'), '=', businessId)
     .where('contact_id', '=', contactId)
-    .where('status', '=', 'pending')
+    .where(offIndex(db, 'status'), '=', 'pending')
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit)

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { AccountPaymentLinkTable, Executor, GatewayPaymentTable, PaymentLinkTable } from '../db/schema.js';
 
 /** A due's links still open at the gateway, newest first. */
@@ -100,13 +101,19 @@ export function settleGatewayPayment(
   return db.updateTable('gateway_payments').set(change).where('gateway_payment_id', '=', gatewayPaymentId).execute();
 }
 
-/** Money the business received that no due took, newest first. */
+/**
+ * `unapplied_paise > 0` as written, not bound: a plan made for any value of a bound one (PostgreSQL's
+ * generic plan of a prepared statement) cannot use the partial index of unapplied payments.
+ */
+const unapplied = sql<boolean>`unapplied_paise > 0`;
+
+/** Money the business received that no due took, newest first: a page of the unapplied payments' index. */
 export function listUnapplied(db: Executor, businessId: string, limit: number, offset: number) {
   return db
     .selectFrom('gateway_payments')
     .selectAll()
     .where('business_id', '=', businessId)
-    .where('unapplied_paise', '>', 0)
+    .where(unapplied)
     .orderBy('created_at', 'desc')
     .orderBy('gateway_payment_id', 'desc')
     .limit(limit)
@@ -119,7 +126,7 @@ export async function countUnapplied(db: Executor, businessId: string): Promise<
     .selectFrom('gateway_payments')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('business_id', '=', businessId)
-    .where('unapplied_paise', '>', 0)
+    .where(unapplied)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

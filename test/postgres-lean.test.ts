@@ -74,6 +74,14 @@ describe.skipIf(!onPostgres)('the business totals row on PostgreSQL', () => {
     const other = await h.newBusiness();
     const made = await other.post('/v1/contacts', { name: 'Lock Buyer' });
     expect(made.status).toBe(201);
+    // The buyer owes already: a first due would move the count of buyers who owe, which writes (and
+    // locks) the writer's own shard of the totals at once, and that shard may be one the probe reads.
+    const owed = await other.post('/v1/transactions', {
+      contact_id: made.body.data.id,
+      amount_paise: 500,
+      due_date: '2030-01-01',
+    });
+    expect(owed.status).toBe(201);
     const before = await dataVersion(other.business.id);
     const writer = await client();
     const probe = await client();

@@ -81,7 +81,8 @@ describe('the Activity page', () => {
     expect(items).toHaveLength(4);
     expect(items[2]).toContain('created');
     expect(items[0]).toContain('Webhook created');
-    expect(items[0]).toMatch(/by API key <code>rk_\w+<\/code>/);
+    // a key's prefix is base64url: it may hold '-' and '_'
+    expect(items[0]).toMatch(/by API key <code>rk_live_[\w-]+<\/code>/);
     expect(items[0]).toContain('https://books.example.com/in');
     expect(items[1]).toContain('Webhook created');
     expect(items[1]).toContain('by Sharma &amp; Sons');

@@ -1,6 +1,8 @@
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signInByLink } from './helpers/dashboard.js';
 import { newDue } from './helpers/dues.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, STORE, startHarness } from './helpers/harness.js';
 
 // 2026-11-21 12:00 in Kolkata.
 const NOW = '2026-11-21T06:30:00.000Z';
@@ -94,5 +96,63 @@ describe('GET /v1/contacts/{id}/statement', () => {
       expect(bad.body.error.message, query).toContain(field);
     }
     expect((await other.get(`/v1/contacts/${due.contact_id}/statement`)).status).toBe(404);
+  });
+});
+
+describe.skipIf(STORE !== 'postgres')('reading an account while a write holds the buyer (PostgreSQL)', () => {
+  /**
+   * Runs the read while `holder` keeps the buyer's row locked, as a receipt does until it commits:
+   * the read must answer without ever waiting on a lock. Each round asks PostgreSQL whether any
+   * backend of the test's database waits on a lock (bounded: 1,000 rounds).
+   */
+  async function answersBesideTheLock(holder: pg.Client, read: () => Promise<{ status: number; text: string }>) {
+    let answer: { status: number; text: string } | undefined;
+    const reading = read().then((r) => {
+      answer = r;
+    });
+    for (let round = 0; answer === undefined; round++) {
+      const { rows } = await holder.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+      );
+      if ((rows[0]?.n ?? 0) > 0) {
+        await holder.query('rollback');
+        await reading;
+        throw new Error('the read waited for the lock of the write on the buyer');
+      }
+      if (round >= 1_000) throw new Error('the read neither answered nor waited in 1,000 rounds');
+    }
+    await reading;
+    return answer as { status: number; text: string };
+  }
+
+  it("answers the statement, the buyer's pages and their payments without waiting for it", async () => {
+    const biz = await h.newBusiness();
+    const due = await newDue(biz, { contact_name: 'Busy Buyer', amount_paise: 9_000 });
+    const paid = await biz.post(`/v1/contacts/${due.contact_id}/payments`, { amount_paise: 2_000 });
+    expect(paid.status, paid.text).toBe(201);
+    const contact = (await biz.get(`/v1/contacts/${due.contact_id}`)).body.data;
+    const owner = await signInByLink(h, biz.business.id);
+    const holder = new pg.Client({ connectionString: h.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from contacts where id = $1 for update', [due.contact_id]);
+      const statement = await answersBesideTheLock(holder, () => biz.get(`/v1/contacts/${due.contact_id}/statement`));
+      expect(statement.status, statement.text).toBe(200);
+      expect(JSON.parse(statement.text).data.closing_balance_paise).toBe(7_000);
+      const payments = await answersBesideTheLock(holder, () => biz.get(`/v1/contacts/${due.contact_id}/payments`));
+      expect(payments.status, payments.text).toBe(200);
+      expect(JSON.parse(payments.text).data).toHaveLength(1);
+      const ledger = await answersBesideTheLock(holder, () => owner.get(`/dashboard/contacts/${due.contact_id}`));
+      expect(ledger.status).toBe(200);
+      expect(ledger.text).toContain('Busy Buyer');
+      const account = await answersBesideTheLock(holder, () => h.request('GET', new URL(contact.account_url).pathname));
+      expect(account.status).toBe(200);
+      expect(account.text).toContain('₹70.00');
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { PaidSums } from '../lib/payment-score.js';
 import { isPostgres } from './dialect.js';
 import * as postgres from './postgres/statements.js';
 import { textSql as postgresText } from './postgres/text-sql.js';
-import type { Database, Executor } from './schema.js';
+import type { Database, Db, Executor, Trx } from './schema.js';
 import * as sqlite from './sqlite/statements.js';
 import { textSql as sqliteText } from './sqlite/text-sql.js';
 import type { TableRows } from './table-rows.js';
@@ -43,6 +43,14 @@ export function lockedRows(db: Executor, opts: { of?: string; skipLocked?: boole
  */
 export function lockRowsNow(db: Executor, query: Select, opts: { noKey?: boolean } = {}): Promise<void> {
   return statementsOf(db).lockNow(query, opts);
+}
+
+/**
+ * Reads that must all see one moment of the store (a statement: the kept months and the rows they
+ * sum), without locking what they read: a page view neither waits for a write nor holds one off.
+ */
+export function readTogether<T>(db: Db, read: (trx: Trx) => Promise<T>): Promise<T> {
+  return statementsOf(db).readTogether(db, read);
 }
 
 /** How long a statement of the transaction waits for a row lock before failing (PostgreSQL; SQLite has none). */

@@ -1,6 +1,6 @@
 import { requeueCreditOf } from '../bank/requeue.js';
 import type { BusinessRow } from '../businesses/repository.js';
-import type { ContactRow } from '../contacts/repository.js';
+import { type ContactRow, findContact } from '../contacts/repository.js';
 import type { ContactService, ContactStanding } from '../contacts/service.js';
 import type { Db, PaymentTable, ReceiptTable } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -45,8 +45,7 @@ export class ReceiptService {
   /** A contact's receipts, newest first, with their allocations. */
   async list(business: BusinessRow, contactId: string, query: ListReceiptsInput) {
     const db = this.deps.db;
-    const contact = await repo.lockContact(db, business.id, contactId);
-    if (!contact) throw errors.notFound('contact');
+    if (!(await findContact(db, business.id, contactId))) throw errors.notFound('contact');
     const limit = query.limit ?? 50;
     const offset = query.offset ?? 0;
     let after: { created_at: string; id: string } | undefined;

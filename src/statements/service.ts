@@ -1,10 +1,10 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { ContactRow } from '../contacts/repository.js';
+import { type ContactRow, findContact } from '../contacts/repository.js';
+import { readTogether } from '../db/port.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { addDays, instantAt, isCalendarDate, localDate } from '../lib/dates.js';
-import { lockContact } from '../transactions/receipt-repository.js';
 import * as repo from './repository.js';
 import {
   agingOf,
@@ -25,8 +25,8 @@ export class StatementService {
    * The statement of a contact's account over [from, to] (business-local dates): the opening
    * balance from the contact's kept months (contact_ledger_months) and the entries of `from`'s
    * month on the nearer side of the period (statement.ts statementReads), then the period's
-   * entries; O(months + entries in the period and half a month), however long the history. The contact is locked while it is read: every change to the
-   * account moves the contact's kept balance, so the months and the rows are read as of one moment.
+   * entries; O(months + entries in the period and half a month), however long the history. The
+   * contact, its months and the rows are read as of one moment (readTogether), locking nothing.
    */
   async get(business: BusinessRow, contactId: string, query: { from?: string | undefined; to?: string | undefined }) {
     const today = localDate(business.timezone, this.deps.clock.now());
@@ -43,8 +43,8 @@ export class StatementService {
     const untilInstant = to < MAX_DATE ? instantAt(tz, addDays(to, 1), 0).toISOString() : `${MAX_DATE}T23:59:59.999Z`;
     const reads = statementReads(from, to, fromInstant, untilInstant);
     const { since, until } = reads;
-    return this.deps.db.transaction().execute(async (trx) => {
-      const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
+    return readTogether(this.deps.db, async (trx) => {
+      const contact = await findContact(trx, business.id, contactId);
       if (!contact) throw errors.notFound('contact');
       const [before, dues, receipts, reversals, adjustments, open] = [
         await repo.keptMonths(trx, contactId, reads.months),
@@ -67,12 +67,12 @@ export class StatementService {
   /**
    * A contact's newest `count` entries whatever their dates, newest first, each with the balance
    * after it (statement.ts latestEntries): the sum of its kept months (O(months)) and each kind's
-   * newest `count + 1` entries (O(count)), however long the history. Locked and read in one
-   * transaction as `get` is, so the months and the rows are of one moment.
+   * newest `count + 1` entries (O(count)), however long the history. Read as of one moment, as
+   * `get` is.
    */
   async latest(business: BusinessRow, contactId: string, count: number) {
-    return this.deps.db.transaction().execute(async (trx) => {
-      const contact = (await lockContact(trx, business.id, contactId)) as ContactRow | undefined;
+    return readTogether(this.deps.db, async (trx) => {
+      const contact = await findContact(trx, business.id, contactId);
       if (!contact) throw errors.notFound('contact');
       const read = count + 1;
       const [balance, dues, receipts, reversals, adjustments] = [

@@ -1,6 +1,6 @@
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
-import type { Executor } from '../schema.js';
+import type { Db, Executor, Trx } from '../schema.js';
 import { NOTIFY_AFTER_COMMIT } from './queries.js';
 import { pgExactTime } from './text-sql.js';
 
@@ -22,6 +22,14 @@ export function lockRows<Q extends Select>(query: Q, opts: { of?: string; skipLo
 
 export async function lockNow(query: Select, opts: { noKey?: boolean }): Promise<void> {
   await (opts.noKey ? query.forNoKeyUpdate() : query.forUpdate()).execute();
+}
+
+/**
+ * One snapshot for every read (REPEATABLE READ) and no row lock: readers and writers of the same
+ * rows do not wait for each other, and a read-only transaction never fails to serialize.
+ */
+export function readTogether<T>(db: Db, read: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
 }
 
 export async function lockTimeout(trx: Executor, seconds: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import { HALF_LIFE_DAYS, type PaidSums } from '../../lib/payment-score.js';
-import type { Executor } from '../schema.js';
+import type { Db, Executor, Trx } from '../schema.js';
 import type { TableRows } from '../table-rows.js';
 import type { TotalsDeltas } from '../totals-deltas.js';
 
@@ -20,6 +20,11 @@ export function lockRows<Q extends Select>(query: Q, _opts: { of?: string; skipL
 }
 
 export async function lockNow(_query: Select, _opts: { noKey?: boolean }): Promise<void> {}
+
+/** A transaction: one writer at a time, so nothing changes between its reads. */
+export function readTogether<T>(db: Db, read: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction().execute(read);
+}
 
 /** A writer waits busy_timeout for the write lock; there are no row locks. */
 export async function lockTimeout(_trx: Executor, _seconds: number): Promise<void> {}

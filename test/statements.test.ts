@@ -126,7 +126,7 @@ describe.skipIf(STORE !== 'postgres')('reading an account while a write holds th
     return answer as { status: number; text: string };
   }
 
-  it("answers the statement, the buyer's pages and their payments without waiting for it", async () => {
+  it("answers the statement, the buyer's pages, payments and claims without waiting for it", async () => {
     const biz = await h.newBusiness();
     const due = await newDue(biz, { contact_name: 'Busy Buyer', amount_paise: 9_000 });
     const paid = await biz.post(`/v1/contacts/${due.contact_id}/payments`, { amount_paise: 2_000 });
@@ -144,6 +144,11 @@ describe.skipIf(STORE !== 'postgres')('reading an account while a write holds th
       const payments = await answersBesideTheLock(holder, () => biz.get(`/v1/contacts/${due.contact_id}/payments`));
       expect(payments.status, payments.text).toBe(200);
       expect(JSON.parse(payments.text).data).toHaveLength(1);
+      for (const path of [`/v1/transactions/${due.id}/claims`, `/v1/contacts/${due.contact_id}/claims`]) {
+        const claims = await answersBesideTheLock(holder, () => biz.get(path));
+        expect(claims.status, claims.text).toBe(200);
+        expect(JSON.parse(claims.text).data).toEqual([]);
+      }
       const ledger = await answersBesideTheLock(holder, () => owner.get(`/dashboard/contacts/${due.contact_id}`));
       expect(ledger.status).toBe(200);
       expect(ledger.text).toContain('Busy Buyer');

@@ -1,5 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import type { ContactRow } from '../contacts/repository.js';
+import { type ContactRow, findContact } from '../contacts/repository.js';
 import type { ContactService, ContactStanding } from '../contacts/service.js';
 import type { Db, Executor, Trx } from '../db/schema.js';
 import { errors } from '../errors.js';
@@ -62,8 +62,13 @@ export class ClaimService {
 
   /** A due's or an account's claims, oldest first; an unknown, deleted or another business's owner: 404. */
   async list(business: BusinessRow, owner: repo.ClaimOwner) {
-    await lockOwner(this.deps.db, business, owner);
-    return repo.listClaims(this.deps.db, business.id, owner);
+    const db = this.deps.db;
+    const found =
+      'transactionId' in owner
+        ? await transactionsRepo.findTransaction(db, business.id, owner.transactionId)
+        : await findContact(db, business.id, owner.contactId);
+    if (!found) throw errors.notFound('transactionId' in owner ? 'transaction' : 'contact');
+    return repo.listClaims(db, business.id, owner);
   }
 
   /**

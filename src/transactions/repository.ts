@@ -585,16 +585,15 @@ export async function claimRepeat(db: Executor, id: string): Promise<boolean> {
 }
 
 /**
- * A page of a contact's open dues, oldest first (due date, then creation), locked on PostgreSQL:
- * the order a receipt settles them in. `after` is the last due of the previous page.
+ * A contact's open dues, oldest first (due date, then creation): the order a receipt settles them
+ * in. `after` is the last due of the previous page.
  */
-export function lockOpenDuesOfContact(
+function openDuesOfContact(
   db: Executor,
   businessId: string,
   contactId: string,
-  limit: number,
   after?: Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>,
-): Promise<TransactionView[]> {
+) {
   // The business is checked on the contact (a due is its contact's business's): offered the dues'
   // business_id and a bound `open`, SQLite walked the business's open dues (transactions_business_open_due)
   // looking for the contact's, instead of the contact's own partial index (open = 1, as written).
@@ -614,10 +613,30 @@ export function lockOpenDuesOfContact(
     })
     .orderBy('transactions.due_date')
     .orderBy('transactions.created_at')
-    .orderBy('transactions.id')
+    .orderBy('transactions.id');
+}
+
+/** A page of a contact's open dues, oldest first (openDuesOfContact), locked on PostgreSQL. */
+export function lockOpenDuesOfContact(
+  db: Executor,
+  businessId: string,
+  contactId: string,
+  limit: number,
+  after?: Pick<StoredTransaction, 'due_date' | 'created_at' | 'id'>,
+): Promise<TransactionView[]> {
+  return openDuesOfContact(db, businessId, contactId, after)
     .limit(limit)
     .$call(lockedRows(db, { of: 'transactions' }))
     .execute();
+}
+
+/** A contact's oldest open due (openDuesOfContact), read without a lock. */
+export function oldestOpenDueOfContact(
+  db: Executor,
+  businessId: string,
+  contactId: string,
+): Promise<TransactionView | undefined> {
+  return openDuesOfContact(db, businessId, contactId).limit(1).executeTakeFirst();
 }
 
 /**

@@ -241,7 +241,7 @@ export class TransactionService {
 
   /** The contact's oldest open due (due date, then creation): the one a reminder about the account is sent for. */
   async oldestOpen(business: BusinessRow, contactId: string): Promise<repo.TransactionView | undefined> {
-    return (await repo.lockOpenDuesOfContact(this.deps.db, business.id, contactId, 1))[0];
+    return repo.oldestOpenDueOfContact(this.deps.db, business.id, contactId);
   }
 
   /** A due's payments, oldest first (a deleted due: 404, as every read of it). */

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDays } from '../src/lib/dates.js';
+import { PAGE } from '../src/ops/verify/check.js';
 import { verifyStore } from '../src/ops/verify/index.js';
 import { type Harness, STORE, startHarness, type TestBusiness } from './helpers/harness.js';
 import { seedLedger } from './helpers/ledger.js';
@@ -190,6 +192,60 @@ describe('verify', () => {
       [`contact ${contact} day 1999-01-01`, 'emptied_day'],
     ]);
     expect((await verifyBiz()).ok).toBe(true);
+  });
+
+  it("reads a business's open days and statement months past one page, and finds a difference on the last", async () => {
+    const big = await h.newBusiness();
+    const buyers = PAGE + 100;
+    // A buyer each, on a day each: one open day and one statement month per buyer.
+    const rows = Array.from({ length: buyers }, (_, i) => ({
+      contact_name: `Page Buyer ${String(i).padStart(5, '0')}`,
+      amount_paise: 100 + i,
+      due_date: addDays('2030-01-01', i),
+    }));
+    const imported = await big.post('/v1/transactions/import', { rows });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    const verifyBig = () => verifyStore(h.store.db, { businessId: big.business.id });
+    const clean = await verifyBig();
+    expect(clean.differences).toEqual([]);
+
+    const lastDay = await h.store.db
+      .selectFrom('contact_open_days as d')
+      .innerJoin('contacts as c', 'c.id', 'd.contact_id')
+      .select(['d.contact_id', 'd.day'])
+      .where('c.business_id', '=', big.business.id)
+      .orderBy('d.contact_id', 'desc')
+      .orderBy('d.day', 'desc')
+      .executeTakeFirstOrThrow();
+    const lastMonth = await h.store.db
+      .selectFrom('contact_ledger_months')
+      .select(['contact_id', 'month'])
+      .where('business_id', '=', big.business.id)
+      .orderBy('contact_id', 'desc')
+      .orderBy('month', 'desc')
+      .executeTakeFirstOrThrow();
+    const counts = await h.store.db
+      .selectFrom('contacts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('business_id', '=', big.business.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(counts.n)).toBeGreaterThan(PAGE);
+    const day = `contact_id = '${lastDay.contact_id}' and day = '${lastDay.day}'`;
+    const month = `contact_id = '${lastMonth.contact_id}' and month = '${lastMonth.month}'`;
+    await sql.raw(`update contact_open_days set balance_paise = balance_paise + 5 where ${day}`).execute(h.store.db);
+    await sql.raw(`update contact_ledger_months set paise = paise + 3 where ${month}`).execute(h.store.db);
+    try {
+      const report = await verifyBig();
+      expect(report.differences.map((x) => [x.check, x.subject, x.field, Number(x.kept) - Number(x.expected)])).toEqual(
+        [
+          ['contact_balances', `contact ${lastDay.contact_id} day ${lastDay.day}`, 'balance_paise', 5],
+          ['ledger_months', `contact ${lastMonth.contact_id} month ${lastMonth.month}`, 'paise', 3],
+        ],
+      );
+    } finally {
+      await sql.raw(`update contact_open_days set balance_paise = balance_paise - 5 where ${day}`).execute(h.store.db);
+      await sql.raw(`update contact_ledger_months set paise = paise - 3 where ${month}`).execute(h.store.db);
+    }
   });
 
   it.skipIf(STORE !== 'postgres')(

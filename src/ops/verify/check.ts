@@ -72,14 +72,15 @@ export function addFigures(into: Map<string, Figures>, subject: string, figures:
 export const PAGE = 2000;
 
 /**
- * Every row of a query, page by page, by a unique text key (`page(after)` answers the rows after
- * `after` in key order, at most PAGE): a check's memory does not grow with the rows it reads.
+ * Every row of a query, page by page, by a unique key (`page(after)` answers the rows after
+ * `after` in key order, at most PAGE; a key of two columns is compared as a row value, `(a, b) >
+ * (x, y)`): a check's memory does not grow with the rows it reads.
  */
-export async function* keyset<Row>(
-  page: (after: string | null) => Promise<Row[]>,
-  key: (row: Row) => string,
+export async function* keyset<Row, Key = string>(
+  page: (after: Key | null) => Promise<Row[]>,
+  key: (row: Row) => Key,
 ): AsyncGenerator<Row> {
-  let after: string | null = null;
+  let after: Key | null = null;
   for (;;) {
     const rows = await page(after);
     yield* rows;

@@ -80,29 +80,22 @@ export const contactBalancesCheck: VerifyCheck = {
       }
     }
     // The open days, by the business's contacts (the table has no business column), keyset on
-    // (contact_id, day) carried as one text key.
+    // (contact_id, day).
     const days = keyset(
-      (after) => {
-        const [contact, date] = after === null ? [null, null] : after.split(' ');
-        return db
+      (after: readonly [string, string] | null) =>
+        db
           .selectFrom('contact_open_days as d')
           .innerJoin('contacts as c', 'c.id', 'd.contact_id')
           .select(['d.contact_id', 'd.day', 'd.due_count', 'd.balance_paise', 'd.scored_paise'])
           .where('c.business_id', '=', business.id)
-          .$if(contact !== null, (q) =>
-            q.where((eb) =>
-              eb.or([
-                eb('d.contact_id', '>', contact as string),
-                eb.and([eb('d.contact_id', '=', contact as string), eb('d.day', '>', date as string)]),
-              ]),
-            ),
+          .$if(after !== null, (q) =>
+            q.where((eb) => eb(eb.refTuple('d.contact_id', 'd.day'), '>', eb.tuple(...(after as [string, string])))),
           )
           .orderBy('d.contact_id')
           .orderBy('d.day')
           .limit(PAGE)
-          .execute();
-      },
-      (row) => `${row.contact_id} ${row.day}`,
+          .execute(),
+      (row) => [row.contact_id, row.day] as const,
     );
     for await (const d of days) {
       // A day whose dues and promises are all gone is removed: one left at zero is a difference too.

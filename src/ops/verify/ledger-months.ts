@@ -56,28 +56,20 @@ export const ledgerMonthsCheck: VerifyCheck = {
     for await (const a of adjustments) add(a.contact_id, ledgerMonth(a.created_at), -Number(a.amount_paise));
 
     const kept: Figures = new Map();
-    // Keyset on (contact_id, month), carried as one text key.
     const months = keyset(
-      (after) => {
-        const [contact, month] = after === null ? [null, null] : after.split(' ');
-        return db
+      (after: readonly [string, string] | null) =>
+        db
           .selectFrom('contact_ledger_months')
           .select(['contact_id', 'month', 'paise'])
           .where('business_id', '=', business.id)
-          .$if(contact !== null, (q) =>
-            q.where((eb) =>
-              eb.or([
-                eb('contact_id', '>', contact as string),
-                eb.and([eb('contact_id', '=', contact as string), eb('month', '>', month as string)]),
-              ]),
-            ),
+          .$if(after !== null, (q) =>
+            q.where((eb) => eb(eb.refTuple('contact_id', 'month'), '>', eb.tuple(...(after as [string, string])))),
           )
           .orderBy('contact_id')
           .orderBy('month')
           .limit(PAGE)
-          .execute();
-      },
-      (row) => `${row.contact_id} ${row.month}`,
+          .execute(),
+      (row) => [row.contact_id, row.month] as const,
     );
     for await (const m of months) {
       addFigures(kept, `contact ${m.contact_id} month ${m.month}`, { paise: Number(m.paise) });

@@ -102,8 +102,8 @@ describe('GET /v1/contacts/{id}/statement', () => {
 describe.skipIf(STORE !== 'postgres')('reading an account while a write holds the buyer (PostgreSQL)', () => {
   /**
    * Runs the read while `holder` keeps the buyer's row locked, as a receipt does until it commits:
-   * the read must answer without ever waiting on a lock. Each round asks PostgreSQL whether any
-   * backend of the test's database waits on a lock (bounded: 1,000 rounds).
+   * the read must answer without ever waiting on it. Each round asks PostgreSQL whether any backend
+   * is blocked by the holder (bounded: 1,000 rounds).
    */
   async function answersBesideTheLock(holder: pg.Client, read: () => Promise<{ status: number; text: string }>) {
     let answer: { status: number; text: string } | undefined;
@@ -112,8 +112,7 @@ describe.skipIf(STORE !== 'postgres')('reading an account while a write holds th
     });
     for (let round = 0; answer === undefined; round++) {
       const { rows } = await holder.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-         where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+        'select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
       );
       if ((rows[0]?.n ?? 0) > 0) {
         await holder.query('rollback');

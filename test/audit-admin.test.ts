@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { auditLog } from './helpers/audit.js';
+import { auditLog, OPENING_ACTIONS } from './helpers/audit.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness, uniquePhone } from './helpers/harness.js';
 import { addStaff, cli } from './helpers/staff.js';
@@ -83,8 +83,8 @@ describe('API keys', () => {
     const owner = await signInByLink(h, biz.business.id);
     const res = await owner.submit('/dashboard/developers', `/dashboard/developers/keys/${otherKey?.id}/revoke`);
     expect(res.status).toBe(404);
-    expect(await auditLog(biz)).toEqual([]);
-    expect(await auditLog(other)).toEqual([]);
+    expect((await auditLog(biz)).map((e) => e.action)).toEqual([...OPENING_ACTIONS]);
+    expect((await auditLog(other)).map((e) => e.action)).toEqual([...OPENING_ACTIONS]);
     expect((await other.get('/v1/me')).status).toBe(200);
   });
 
@@ -110,6 +110,14 @@ describe('API keys', () => {
     ).map((e) => ({ ...e, changes: JSON.parse(e.changes) }));
     const system = { actor_type: 'system', actor_id: null, actor_name: null, request_id: null };
     expect(entries).toEqual([
+      // the business's own beginning: its owner and first key
+      { ...system, action: 'user.added', entity_id: biz.business.id, changes: expect.any(Object) },
+      {
+        ...system,
+        action: 'api_key.created',
+        entity_id: first?.id,
+        changes: { prefix: [null, biz.apiKey.slice(0, 12)], source: [null, 'cli'] },
+      },
       {
         ...system,
         action: 'api_key.created',
@@ -230,7 +238,7 @@ describe('users', () => {
     expect((await owner.submit('/dashboard/users', `/dashboard/users/${otherStaff.id}/remove`)).status).toBe(404);
 
     expect(await auditLog(biz)).toEqual(before);
-    expect((await auditLog(other)).map((e) => e.action)).toEqual(['user.added']);
+    expect((await auditLog(other)).map((e) => e.action)).toEqual(['user.added', ...OPENING_ACTIONS]);
     expect((await h.services.users.list(other.business.id)).map((u) => u.id)).toContain(otherStaff.id);
   });
 
@@ -295,7 +303,7 @@ describe('settings', () => {
     expect(badUpi.status).toBe(400);
     const badSteps = await owner.submit('/dashboard/settings', '/dashboard/settings', { reminder_steps: '9,1' });
     expect(badSteps.status).toBe(400);
-    expect(await auditLog(biz)).toEqual([]);
+    expect((await auditLog(biz)).map((e) => e.action)).toEqual([...OPENING_ACTIONS]);
     expect((await biz.get('/v1/me')).body.data.upi_id ?? null).toBeNull();
   });
 
@@ -340,7 +348,8 @@ describe('the Activity page', () => {
     const page = await owner.get('/dashboard/audit');
     expect(page.status, page.text).toBe(200);
     const items = page.text.split('<li><span>').slice(1);
-    expect(items).toHaveLength(3);
+    // and the business's beginning: its first key and its owner, by the system
+    expect(items).toHaveLength(5);
     expect(items[0]).toContain('Settings changed');
     expect(items[0]).toMatch(/UPI id: — → verma@okbank/);
     expect(items[1]).toContain('Staff member added');
@@ -349,7 +358,12 @@ describe('the Activity page', () => {
     expect(items[2]).toContain('API key created');
     expect(items[2]).toContain('Recorded: — → on the dashboard');
     expect(items[2]).toMatch(/Key: — → <code>rk_live_/);
-    for (const item of items) expect(item).toContain('by Verma Stores');
+    for (const item of items.slice(0, 3)) expect(item).toContain('by Verma Stores');
+    expect(items[3]).toContain('API key created');
+    expect(items[3]).toContain('Recorded: — → on the command line');
+    expect(items[4]).toContain('Staff member added');
+    expect(items[4]).toContain('Role: — → Owner');
+    for (const item of items.slice(3)) expect(item).toContain('by the system');
 
     const hindi = await owner.submit('/dashboard/settings', '/dashboard/settings', {
       name: 'Verma Stores',

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type AuditEntry, auditPage } from './helpers/audit.js';
+import { type AuditEntry, auditPage, OPENING_ACTIONS } from './helpers/audit.js';
 import { signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, type TestBusiness } from './helpers/harness.js';
 import { addStaff, cli } from './helpers/staff.js';
@@ -25,6 +25,34 @@ async function newHook(biz: TestBusiness, url = 'https://hooks.example.test/a') 
 }
 
 describe('GET /v1/audit-log', () => {
+  it('begins with the owner and the first API key, by the system, when the business is made', async () => {
+    const biz = await h.newBusiness();
+    const key = await h.store.db
+      .selectFrom('api_keys')
+      .select(['id', 'key_prefix'])
+      .where('business_id', '=', biz.business.id)
+      .executeTakeFirstOrThrow();
+    const page = await auditPage(biz);
+    expect(page.data.map((e) => e.action)).toEqual([...OPENING_ACTIONS]);
+    const [issued, owner] = page.data as [AuditEntry, AuditEntry];
+    expect(owner).toMatchObject({
+      at: START,
+      actor: { type: 'system', id: null, name: null },
+      entity: 'user',
+      entity_id: biz.business.id,
+      changes: { name: [null, biz.business.name], phone: [null, biz.business.phone], role: [null, 'owner'] },
+      request_id: null,
+    });
+    expect(issued).toMatchObject({
+      at: START,
+      actor: { type: 'system', id: null, name: null },
+      entity: 'api_key',
+      entity_id: key.id,
+      changes: { prefix: [null, key.key_prefix], source: [null, 'cli'] },
+    });
+    expect(JSON.stringify(page.data)).not.toContain(biz.apiKey);
+  });
+
   it('records a webhook created, changed and deleted, by the API key, with the request id, newest first', async () => {
     const biz = await h.newBusiness();
     const created = await newHook(biz);
@@ -37,7 +65,12 @@ describe('GET /v1/audit-log', () => {
 
     const page = await auditPage(biz);
     expect(page.hasMore).toBe(false);
-    expect(page.data.map((e) => e.action)).toEqual(['webhook.deleted', 'webhook.updated', 'webhook.created']);
+    expect(page.data.map((e) => e.action)).toEqual([
+      'webhook.deleted',
+      'webhook.updated',
+      'webhook.created',
+      ...OPENING_ACTIONS,
+    ]);
     const [deleted, updated, first] = page.data as [AuditEntry, AuditEntry, AuditEntry];
     const key = await h.store.db
       .selectFrom('api_keys')
@@ -102,14 +135,15 @@ describe('GET /v1/audit-log', () => {
       h.clock.advance(1);
     }
     const all = (await auditPage(biz)).data.map((e) => e.id);
-    expect(all).toHaveLength(5);
+    const entries = 5 + OPENING_ACTIONS.length;
+    expect(all).toHaveLength(entries);
     const seen: string[] = [];
     let page = await auditPage(biz, '?limit=2');
     seen.push(...page.data.map((e) => e.id));
     while (page.hasMore) {
       page = await auditPage(biz, `?limit=2&starting_after=${seen[seen.length - 1]}`);
       seen.push(...page.data.map((e) => e.id));
-      expect(seen.length).toBeLessThanOrEqual(5);
+      expect(seen.length).toBeLessThanOrEqual(entries);
     }
     expect(seen).toEqual(all);
   });
@@ -119,7 +153,7 @@ describe('GET /v1/audit-log', () => {
     const b = await h.newBusiness();
     await newHook(a);
     const aEntry = (await auditPage(a)).data[0] as AuditEntry;
-    expect((await auditPage(b)).data).toEqual([]);
+    expect((await auditPage(b)).data.map((e) => e.action)).toEqual([...OPENING_ACTIONS]);
     const res = await b.get(`/v1/audit-log?starting_after=${aEntry.id}`);
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', field: 'starting_after' });
@@ -248,8 +282,8 @@ describe('business export', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l));
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({
+      expect(lines.map((l) => l.action)).toEqual([...[...OPENING_ACTIONS].reverse(), 'contact.created']);
+      expect(lines[2]).toMatchObject({
         action: 'contact.created',
         entity: 'contact',
         changes: { name: [null, 'Export Stores'] },

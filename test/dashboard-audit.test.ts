@@ -76,9 +76,10 @@ describe('the Activity page', () => {
     const page = await s.owner.get('/dashboard/audit');
     expect(page.status, page.text).toBe(200);
     expect(page.text).toContain('<h1>Activity: who changed what</h1>');
-    // after the entries of the due the shop began with (transaction.created, contact.created)
+    // after the entries of the due the shop began with (transaction.created, contact.created),
+    // and the business's own beginning (its first key, its owner)
     const items = page.text.split('<li><span>').slice(1);
-    expect(items).toHaveLength(4);
+    expect(items).toHaveLength(6);
     expect(items[2]).toContain('created');
     expect(items[0]).toContain('Webhook created');
     // a key's prefix is base64url: it may hold '-' and '_'
@@ -110,8 +111,8 @@ describe('the Activity page', () => {
     const more = /<a class="button secondary" href="([^"]+)">Older entries<\/a>/.exec(first.text)?.[1];
     expect(more).toMatch(/^\/dashboard\/audit\?after=[0-9a-f-]{36}$/);
     const second = await s.owner.get((more as string).replace(/&amp;/g, '&'));
-    // 53 and the 2 of the due the shop began with
-    expect(second.text.match(/<li><span>/g)).toHaveLength(5);
+    // 53, the 2 of the due the shop began with and the business's first 2
+    expect(second.text.match(/<li><span>/g)).toHaveLength(7);
     expect(second.text).toContain('note 3<');
     expect(second.text).toContain('note 1<');
     expect(second.text).not.toContain('Older entries');

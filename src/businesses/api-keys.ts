@@ -73,18 +73,8 @@ export class ApiKeys {
     return keys && `${keys.otherCommits()}:${this.#ownWrites}`;
   }
 
-  /**
-   * A new key stored in the caller's transaction (a new business's first key: it comes with the
-   * business, before the business's audit log begins, so it has no entry of its own).
-   */
-  async issueIn(trx: Executor, businessId: string): Promise<string> {
-    const apiKey = newApiKey();
-    await this.storeKey(trx, businessId, apiKey);
-    return apiKey;
-  }
-
-  /** A further key of the business and its audit entry, in the caller's transaction. */
-  async #issueAudited(trx: Executor, businessId: string, source: KeySource): Promise<string> {
+  /** A key of the business and its audit entry, in the caller's transaction (a new business's first key: `cli`). */
+  async issueIn(trx: Executor, businessId: string, source: KeySource = 'cli'): Promise<string> {
     const apiKey = newApiKey();
     await recordAudit(trx, businessId, this.deps.clock.now(), [
       keyIssued(await this.storeKey(trx, businessId, apiKey, source)),
@@ -96,7 +86,7 @@ export class ApiKeys {
   async issueKey(businessId: string, source: KeySource = 'cli'): Promise<string> {
     const apiKey = await this.deps.db.transaction().execute(async (trx) => {
       if (!(await repo.findBusiness(trx, businessId))) throw errors.notFound('business');
-      return this.#issueAudited(trx, businessId, source);
+      return this.issueIn(trx, businessId, source);
     });
     this.#ownWrites++;
     return apiKey;
@@ -114,7 +104,7 @@ export class ApiKeys {
       if (active.length >= MAX_ACTIVE_KEYS) {
         throw errors.conflict(`at most ${MAX_ACTIVE_KEYS} API keys can be active; revoke one to issue another`);
       }
-      return this.#issueAudited(trx, businessId, 'dashboard');
+      return this.issueIn(trx, businessId, 'dashboard');
     });
     this.#ownWrites++;
     return apiKey;
@@ -140,7 +130,7 @@ export class ApiKeys {
         await recordAudit(trx, businessId, at, [keyRevoked({ id: oldestChat.id, key_prefix: oldestChat.prefix }, at)]);
         revoked = { ...oldestChat, revoked_at: at };
       }
-      const apiKey = await this.#issueAudited(trx, businessId, 'chat');
+      const apiKey = await this.issueIn(trx, businessId, 'chat');
       return { apiKey, revoked };
     });
     this.#ownWrites++;

@@ -13,6 +13,9 @@ import type { KeyListing } from './keys.js';
 import { API_PLAN, PLANS, type Plan } from './plans.js';
 import * as repo from './repository.js';
 
+/** The owner's fields its `user.added` entry keeps, as a staff user's (users/service.ts). */
+const OWNER_AUDITED = ['name', 'phone', 'role'] as const;
+
 export type { ApiKeyCache, AuthenticatedKey } from './api-keys.js';
 
 export interface CreateBusinessInput {
@@ -141,15 +144,20 @@ export class BusinessService {
     const apiKey = await this.deps.db.transaction().execute(async (trx) => {
       await repo.insertBusiness(trx, business);
       // The owner is the business's first user, with the business's own id and phone.
-      await insertUser(trx, {
+      const owner = {
         id: business.id,
         business_id: business.id,
         name: business.name,
         phone: business.phone,
-        role: 'owner',
+        role: 'owner' as const,
         created_at: business.created_at,
-      });
+      };
+      await insertUser(trx, owner);
       await repo.insertTotals(trx, business.id);
+      // Who may act begins the audit log: the owner, then the first key (PRODUCT part 23).
+      await recordAudit(trx, business.id, now, [
+        { action: 'user.added', entity: 'user', entityId: owner.id, changes: diff(null, owner, OWNER_AUDITED) },
+      ]);
       return this.#keys.issueIn(trx, business.id);
     });
     return { business, apiKey };

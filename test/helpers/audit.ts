@@ -24,3 +24,6 @@ export async function auditPage(biz: TestBusiness, query = '') {
 export async function auditLog(biz: TestBusiness, query = ''): Promise<AuditEntry[]> {
   return (await auditPage(biz, query)).data;
 }
+
+/** What a new business's log begins with, newest first: its first API key, then its owner (by the system). */
+export const OPENING_ACTIONS = ['api_key.created', 'user.added'] as const;

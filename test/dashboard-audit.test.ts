@@ -88,7 +88,29 @@ describe('the Activity page', () => {
     expect(items[1]).toContain('Webhook created');
     expect(items[1]).toContain('by Sharma &amp; Sons');
     expect(items[1]).toContain('Address: — → https://erp.example.com/hooks');
+    expect(items[1]).toContain('Active: — → yes');
+    // the buyer a due was made for is named, never shown by id
+    expect(items[2]).toContain('Due created');
+    expect(items[2]).toContain('Buyer: — → Ravi Kumar');
+    expect(items[2]).toContain('Reminders paused: — → no');
+    expect(page.text).not.toContain(`→ ${s.contactId}`);
     expect(page.text).not.toContain('other.example.com');
+  });
+
+  it('names a buyer merged into another as such, and the buyer it went to by name', async () => {
+    const s = await shop();
+    const kept = await s.biz.post('/v1/contacts', { name: 'Ravi Kumar Traders' });
+    expect(kept.status, kept.text).toBe(201);
+    await h.services.contactMerge.merge(s.biz.business, kept.body.data.id, s.contactId);
+
+    const page = await s.owner.get(`/dashboard/audit?entity=transaction&id=${s.dueId}`);
+    expect(page.status, page.text).toBe(200);
+    const items = page.text.split('<li><span>').slice(1);
+    expect(items[0]).toContain('Due changed');
+    expect(items[0]).toContain('Buyer: a buyer since merged into another → Ravi Kumar Traders');
+    expect(items[1]).toContain('Buyer: — → a buyer since merged into another');
+    expect(page.text).not.toContain(`→ ${s.contactId}`);
+    expect(page.text).not.toContain(`→ ${kept.body.data.id}`);
   });
 
   it('pages by cursor, newest first, with an "Older entries" link; filters by what changed', async () => {

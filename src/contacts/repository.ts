@@ -18,6 +18,16 @@ export async function findContact(db: Executor, businessId: string, id: string):
   return (await findContactQuery(db, { businessId, id }))[0];
 }
 
+/** These contacts' names by id (the buyers a page of audit entries names); by id, not the business's index. */
+export function contactNamesByIds(db: Executor, businessId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'name'])
+    .where(offIndex(db, 'business_id'), '=', businessId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 export function findContactByNameKey(db: Executor, businessId: string, nameKey: string) {
   return db
     .selectFrom('contacts')

@@ -7,7 +7,7 @@ import type { Answer, IdempotencyStore, Idempotent } from '../idempotency/store.
 import type { BusinessGate } from '../lib/business-gate.js';
 import type { Clock } from '../lib/clock.js';
 import { daysBetween, localDate } from '../lib/dates.js';
-import { randomToken, uuidv7 } from '../lib/ids.js';
+import { isUuid, randomToken, uuidv7 } from '../lib/ids.js';
 import { contactPaymentReference } from '../lib/payment-reference.js';
 import {
   paidDateMatters,
@@ -73,6 +73,14 @@ const MANY_CONTACTS = 500;
 
 export class ContactService {
   constructor(private readonly deps: { db: Db; clock: Clock; idempotency: IdempotencyStore; reads?: LongReads }) {}
+
+  /** Each of these contacts' name by id; unknown ids (and text that is no id) are left out. */
+  async namesOf(businessId: string, ids: Iterable<string>): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)].filter(isUuid);
+    if (unique.length === 0) return new Map();
+    const rows = await repo.contactNamesByIds(this.deps.db, businessId, unique);
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
 
   /**
    * Finds the business's contact with this name, or creates it (emitting contact.created).

@@ -469,6 +469,7 @@ export const en = {
   'audit.actor.chat': 'by {name} over WhatsApp',
   'audit.actor.system': 'by the system',
   'audit.removed_user': 'a user since removed',
+  'audit.merged_contact': 'a buyer since merged into another',
   'audit.yes': 'yes',
   'audit.no': 'no',
   'audit.entity.transaction': 'Due',

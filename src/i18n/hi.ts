@@ -481,6 +481,7 @@ export const hi = {
   'audit.actor.chat': '{name} ने WhatsApp से',
   'audit.actor.system': 'अपने आप',
   'audit.removed_user': 'हटाया गया व्यक्ति',
+  'audit.merged_contact': 'दूसरे ग्राहक में मिलाया गया ग्राहक',
   'audit.yes': 'हाँ',
   'audit.no': 'नहीं',
   'audit.entity.transaction': 'उधार',

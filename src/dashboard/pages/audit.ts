@@ -43,10 +43,14 @@ const VALUE_WORDS: Record<string, string> = {
   source: 'audit.source',
 };
 
+/** Fields the store keeps as 0 or 1: shown as no or yes. */
+const FLAG_FIELDS = new Set(['reminders_paused', 'active']);
+
 /** A value as the owner reads it: money in rupees, dates and times in the page's language, yes/no. */
 function valueText(v: View, field: string, value: unknown): Markup | string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'boolean') return v.t(value ? 'audit.yes' : 'audit.no');
+  if (FLAG_FIELDS.has(field) && (value === 0 || value === 1)) return v.t(value === 1 ? 'audit.yes' : 'audit.no');
   if (field.endsWith('_paise') && (typeof value === 'number' || /^-?\d+$/.test(String(value)))) {
     return v.money(Number(value));
   }

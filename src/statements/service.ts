@@ -1,5 +1,5 @@
 import type { BusinessRow } from '../businesses/repository.js';
-import { type ContactRow, findContact } from '../contacts/repository.js';
+import { findContact } from '../contacts/repository.js';
 import { readTogether } from '../db/port.js';
 import type { Db } from '../db/schema.js';
 import { errors } from '../errors.js';

@@ -152,10 +152,12 @@ describe('merging two buyers on the dashboard', () => {
     expect(res.location).toBe(`/dashboard/contacts/${b.kept}?ok=merged`);
     expect((await client.get(res.location as string)).text).toContain('The two buyers are now one.');
 
-    // The merged buyer is gone everywhere: API, dashboard, account page.
+    // The merged buyer is gone from the API and the dashboard; its account link leads to the kept buyer's.
     expect((await biz.get(`/v1/contacts/${b.merged}`)).status).toBe(404);
     expect((await client.get(`/dashboard/contacts/${b.merged}`)).status).toBe(404);
-    expect((await h.request('GET', new URL(b.mergedAccountUrl).pathname)).status).toBe(404);
+    const forwarded = await h.request('GET', new URL(b.mergedAccountUrl).pathname);
+    expect(forwarded.status).toBe(301);
+    expect(forwarded.headers.location).toBe(new URL(keptBefore.account_url).pathname);
     const list = (await biz.get('/v1/contacts?limit=100')).body.data.map((c: { id: string }) => c.id);
     expect(list).toEqual([b.kept]);
 
@@ -362,6 +364,46 @@ describe('merging two buyers on the dashboard', () => {
       }
       expect((await biz.get(`/v1/contacts/${gone.contact_id}`)).status).toBe(404);
     }
+    await expectVerified(biz.business.id);
+  });
+
+  it("keeps the merged buyer's account link and payment reference working: both lead to the kept buyer, after a second merge too", async () => {
+    const biz = await h.newBusiness();
+    const other = await h.newBusiness();
+    const a = await due(biz, { amount_paise: 10_000, contact_name: 'Mohan Lal' });
+    const b = await due(biz, { amount_paise: 20_000, contact_name: 'Mohan Laal' });
+    const c = await due(biz, { amount_paise: 40_000, contact_name: 'Mohan Lal Stores' });
+    const [ca, cb, cc] = [
+      await contact(biz, a.contact_id),
+      await contact(biz, b.contact_id),
+      await contact(biz, c.contact_id),
+    ];
+    const path = (url: string) => new URL(url).pathname;
+    const client = await signInByLink(h, biz.business.id);
+    expect((await merge(client, a.contact_id, b.contact_id)).status).toBe(303);
+    // B went to A; then A to C: B's link and reference follow to C.
+    expect((await merge(client, c.contact_id, a.contact_id)).status).toBe(303);
+    for (const gone of [ca, cb]) {
+      const res = await h.request('GET', path(gone.account_url));
+      expect(res.status, gone.name).toBe(301);
+      expect(res.headers.location).toBe(path(cc.account_url));
+    }
+    const page = await h.request('GET', path(cc.account_url));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('₹700.00');
+    // An unknown token is still the one not-found page.
+    expect((await h.request('GET', `${path(cb.account_url).slice(0, -3)}xyz`)).status).toBe(404);
+
+    // A bank line naming the reference of the first buyer merged away is the kept buyer's money.
+    const bank = await upload(biz, statement([[`UPI/CR/555566667777/${cb.payment_reference}/MOHAN`, '150.00']]));
+    expect(bank.status, bank.text).toBe(201);
+    const credits = (await biz.get('/v1/bank-credits')).body.data as { contact_id: string | null; status: string }[];
+    expect(credits).toMatchObject([{ status: 'matched', contact_id: c.contact_id }]);
+    expect((await contact(biz, c.contact_id)).balance_paise).toBe(70_000 - 15_000);
+    // Another business's line naming the same reference matches nothing of this business.
+    const theirs = await upload(other, statement([[`UPI/CR/888899990000/${cb.payment_reference}/MOHAN`, '150.00']]));
+    expect(theirs.status, theirs.text).toBe(201);
+    expect((await other.get('/v1/bank-credits')).body.data).toMatchObject([{ status: 'unmatched', contact_id: null }]);
     await expectVerified(biz.business.id);
   });
 

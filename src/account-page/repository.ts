@@ -26,6 +26,17 @@ export function findAccountByToken(db: Executor, token: string) {
 
 export type AccountRow = NonNullable<Awaited<ReturnType<typeof findAccountByToken>>>;
 
+/** The token of the account a merged buyer's token leads to now (merged_contacts), if it was one. */
+export async function forwardedToken(db: Executor, token: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('merged_contacts')
+    .innerJoin('contacts', 'contacts.id', 'merged_contacts.kept_id')
+    .select('contacts.account_token')
+    .where('merged_contacts.account_token', '=', token)
+    .executeTakeFirst();
+  return row?.account_token ?? null;
+}
+
 /** The contact's open dues, oldest first (the order a receipt pays them in), at most `limit`. */
 export function openDues(db: Executor, businessId: string, contactId: string, limit: number) {
   return db

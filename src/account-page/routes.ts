@@ -54,8 +54,11 @@ export async function accountPageRoutes(app: App) {
 
   app.get<TokenRoute>('/:token', { schema: { hide: true } }, async (request, reply) => {
     const page = await service.view(request.params.token);
-    if (!page) return notFound(request, reply);
-    return sendHtml(reply, 200, await renderAccountPage(page, request.params.token, online), pageHeaders);
+    if (page) return sendHtml(reply, 200, await renderAccountPage(page, request.params.token, online), pageHeaders);
+    // The link of a buyer merged into another: the buyer's account is the kept buyer's now.
+    const moved = await service.movedTo(request.params.token);
+    if (moved) return reply.code(301).headers(SECURITY_HEADERS).header('location', `/a/${moved}`).send();
+    return notFound(request, reply);
   });
 
   // "Pay online": a payment link for the whole balance (made now, or the open one of that amount).

@@ -79,6 +79,12 @@ export class AccountPageService {
     this.limit = deps.claimLimit ?? { max: 5, windowMs: 60 * 60 * 1000 };
   }
 
+  /** For the token of a buyer merged into another: the kept buyer's token, where its page is now. */
+  async movedTo(token: string): Promise<string | null> {
+    if (!TOKEN_RE.test(token)) return null;
+    return repo.forwardedToken(this.deps.db, token);
+  }
+
   /** The page behind a token, or null for a token that is malformed or unknown (the same answer). */
   async view(token: string): Promise<AccountPage | null> {
     if (!TOKEN_RE.test(token)) return null;

@@ -148,6 +148,7 @@ export function duesByPaymentReference(db: Executor, businessId: string, referen
   );
 }
 
+/** Contacts by payment reference, a buyer merged into another by its own (as the kept buyer). */
 export function contactsByPaymentReference(db: Executor, businessId: string, references: readonly string[]) {
   return inSlices(references, (slice) =>
     db
@@ -155,6 +156,13 @@ export function contactsByPaymentReference(db: Executor, businessId: string, ref
       .select(['id', 'payment_reference'])
       .where('business_id', '=', businessId)
       .where('payment_reference', 'in', slice)
+      .unionAll(
+        db
+          .selectFrom('merged_contacts')
+          .select(['kept_id as id', 'payment_reference'])
+          .where('business_id', '=', businessId)
+          .where('payment_reference', 'in', slice),
+      )
       .execute(),
   );
 }

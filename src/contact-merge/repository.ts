@@ -260,6 +260,30 @@ export function absorbInto(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * What the merged buyer keeps answering for (merged_contacts): its account link and payment
+ * reference now lead to the kept buyer, and so do those of the buyers merged into it before.
+ */
+export async function forwardToKept(
+  db: Executor,
+  merged: { id: string; business_id: string; account_token: string | null; payment_reference: string | null },
+  keptId: string,
+  at: string,
+) {
+  await db.updateTable('merged_contacts').set({ kept_id: keptId }).where('kept_id', '=', merged.id).execute();
+  await db
+    .insertInto('merged_contacts')
+    .values({
+      id: merged.id,
+      business_id: merged.business_id,
+      kept_id: keptId,
+      account_token: merged.account_token,
+      payment_reference: merged.payment_reference,
+      merged_at: at,
+    })
+    .execute();
+}
+
 /** The merged contact's own rows, then the contact itself (nothing else names it by then). */
 export async function deleteContact(db: Executor, businessId: string, contactId: string) {
   await db.deleteFrom('contact_name_terms').where('contact_id', '=', contactId).execute();

@@ -36,8 +36,10 @@ export interface MergeResult {
  * Merging two buyers that are one person (a typo made a second one): the merged buyer's dues,
  * receipts (with their allocations and credit), adjustments (on its dues), claims, replies, bank
  * credits (and their suggestions), remembered payers, reminders and messages move to the kept
- * buyer, in one database transaction; the merged contact row is then deleted (its id, account
- * page and payment reference answer 404, as a contact that never was). The kept buyer's balance,
+ * buyer, in one database transaction; the merged contact row is then deleted (its id answers 404,
+ * as a contact that never was), but what the buyer was given keeps working: its account link
+ * forwards to the kept buyer's page and a bank line naming its payment reference is matched to
+ * the kept buyer (merged_contacts). The kept buyer's balance,
  * credit, oldest open due and payment score take the merged one's; credit meeting open dues is
  * used on them oldest first (PRODUCT part 18). Both contacts are locked in id order first: the
  * lock order of receipts and of a due's payments (contact, then dues), so nothing is applied twice.
@@ -97,6 +99,7 @@ export class ContactMergeService {
           terms: Number(sums.terms),
         });
       }
+      await repo.forwardToKept(trx, merged, keptId, at);
       await repo.deleteContact(trx, business.id, mergedId);
       await addContact(trx, business.id, -1);
       let contact = await repo.absorbInto(trx, keptId, merged, at);

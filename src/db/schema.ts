@@ -168,6 +168,21 @@ export interface ContactOpenDayTable {
   scored_paise: number;
 }
 
+/**
+ * A buyer merged into another (contact-merge/): its account link forwards to the kept buyer's page,
+ * and its payment reference matches bank lines to the kept buyer.
+ */
+export interface MergedContactTable {
+  /** the merged contact's id */
+  id: string;
+  business_id: string;
+  /** the buyer it is part of now */
+  kept_id: string;
+  account_token: string | null;
+  payment_reference: string | null;
+  merged_at: string;
+}
+
 /** Words of contact names and their one-deletion variants: the fuzzy-search index (contacts/fuzzy.ts). */
 export interface ContactNameTermTable {
   business_id: string;
@@ -636,6 +651,7 @@ export interface Database {
   contact_scores: ContactScoreTable;
   contact_ledger_months: ContactLedgerMonthTable;
   contact_open_days: ContactOpenDayTable;
+  merged_contacts: MergedContactTable;
   transactions: TransactionTable;
   idempotency_keys: IdempotencyKeyTable;
   events: EventTable;

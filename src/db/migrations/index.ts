@@ -43,6 +43,7 @@ import * as contactLedgerMonths from './2026-11-30T03-00_contact-ledger-months.j
 import * as contactOpenDays from './2026-12-01T01-00_contact-open-days.js';
 import * as newestEntryIndexes from './2026-12-01T02-00_newest-entry-indexes.js';
 import * as unappliedGatewayPayments from './2026-12-01T03-00_unapplied-gateway-payments.js';
+import * as mergedContacts from './2026-12-02T01-00_merged-contacts.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Listed statically (not read from the
@@ -94,4 +95,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-01T01-00_contact-open-days': contactOpenDays,
   '2026-12-01T02-00_newest-entry-indexes': newestEntryIndexes,
   '2026-12-01T03-00_unapplied-gateway-payments': unappliedGatewayPayments,
+  '2026-12-02T01-00_merged-contacts': mergedContacts,
 };

@@ -23,6 +23,8 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
   { file: 'business', table: 'businesses', key: 'id', businessColumn: 'id' },
   // account_token opens the buyer's account page: a secret, like a due's pay_token.
   { file: 'contacts', table: 'contacts', key: 'id', omit: ['name_key', 'phone_rev', 'account_token'] },
+  // buyers merged into another: where each went, and the payment reference it still answers for
+  { file: 'merged_contacts', table: 'merged_contacts', key: 'id', omit: ['account_token'] },
   { file: 'dues', table: 'transactions', key: 'id', omit: ['pay_token'], json: ['recurrence'] },
   { file: 'receipts', table: 'receipts', key: 'id' },
   { file: 'payments', table: 'payments', key: 'id' },

@@ -39,10 +39,10 @@ export interface MergeResult {
  * buyer, in one database transaction; the merged contact row is then deleted (its id answers 404,
  * as a contact that never was), but what the buyer was given keeps working: its account link
  * forwards to the kept buyer's page and a bank line naming its payment reference is matched to
- * the kept buyer (merged_contacts). The kept buyer's balance,
- * credit, oldest open due and payment score take the merged one's; credit meeting open dues is
- * used on them oldest first (PRODUCT part 18). Both contacts are locked in id order first: the
- * lock order of receipts and of a due's payments (contact, then dues), so nothing is applied twice.
+ * the kept buyer (merged_contacts). The kept buyer's balance, credit, oldest open due and payment
+ * score take the merged one's; credit meeting open dues is used on them oldest first (PRODUCT
+ * part 18). Both contacts are locked in id order first: the lock order of receipts and of a due's
+ * payments (contact, then dues), so nothing is applied twice.
  */
 export class ContactMergeService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}

@@ -112,7 +112,7 @@ describe('a collector on a phone', () => {
 
 describe("the owner's Staff page on a phone", () => {
   for (const language of ['en', 'hi'] as const) {
-    it(`adds a person (${language})`, async () => {
+    it(`adds a person and changes a role (${language})`, async () => {
       const { biz } = await seed(language);
       const page = await phonePage(language === 'hi' ? 'hi-IN' : 'en-IN');
       await page.goto(`${base}${new URL(await loginLink(h, biz.business.id)).pathname}`);
@@ -127,8 +127,25 @@ describe("the owner's Staff page on a phone", () => {
       await Promise.all([page.waitForURL(/ok=user_added/), page.getByRole('button', { name: t.add }).click()]);
       expect(await page.textContent('main')).toContain('Sunita');
       await expectAccessible(page, `${language}-staff-added`);
-      const users = (await biz.get('/v1/users')).body.data as Array<{ name: string; role: string }>;
+      const users = (await biz.get('/v1/users')).body.data as Array<{ id: string; name: string; role: string }>;
       expect(users.map((u) => [u.name, u.role])).toContainEqual(['Sunita', 'collector']);
+
+      // Sunita keeps the books now: the owner changes her role.
+      const sunita = users.find((u) => u.name === 'Sunita') as { id: string };
+      const r =
+        language === 'hi'
+          ? { person: 'व्यक्ति', role: 'नया काम', change: 'काम बदलें', done: 'काम बदल दिया गया।' }
+          : { person: 'Person', role: 'New role', change: 'Change a role', done: 'Role changed.' };
+      await page.getByLabel(r.person, { exact: true }).selectOption(sunita.id);
+      await page.getByLabel(r.role, { exact: true }).selectOption('accountant');
+      await Promise.all([
+        page.waitForURL(/ok=user_role_changed/),
+        page.getByRole('button', { name: r.change }).click(),
+      ]);
+      expect(await page.textContent('main')).toContain(r.done);
+      await expectUsable(page, `${language}-staff-role-changed`);
+      const after = (await biz.get('/v1/users')).body.data as Array<{ name: string; role: string }>;
+      expect(after.map((u) => [u.name, u.role])).toContainEqual(['Sunita', 'accountant']);
       await page.context().close();
     });
   }

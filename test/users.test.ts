@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { DashboardClient } from './helpers/dashboard.js';
+import { auditLog } from './helpers/audit.js';
+import { DashboardClient, signInByLink } from './helpers/dashboard.js';
 import { type Harness, startHarness, uniquePhone } from './helpers/harness.js';
 import { addStaff, cli, signInAsUser, signInWithPhone } from './helpers/staff.js';
 
@@ -179,6 +180,90 @@ describe('staff sign-in', () => {
     await addStaff(h, biz, 'viewer', 'Vinod Viewer');
     const client = await signInAsUser(h, biz.business.id, biz.business.id);
     expect((await client.get('/dashboard')).text).not.toContain('Vinod Viewer');
+  });
+});
+
+describe("changing a staff member's role on the dashboard", () => {
+  it("applies from the staff member's next request, is audited, and the page says so", async () => {
+    const biz = await h.newBusiness();
+    const staff = await addStaff(h, biz, 'viewer', 'Vinod Viewer');
+    const their = await signInAsUser(h, biz.business.id, staff.id);
+    const due = await biz.post('/v1/transactions', {
+      contact_name: 'Role Buyer',
+      amount_paise: 5_000,
+      due_date: '2030-01-01',
+    });
+    expect(due.status).toBe(201);
+    const pay = () =>
+      their.submit(`/dashboard/dues/${due.body.data.id}`, `/dashboard/dues/${due.body.data.id}/payments`, {
+        amount: '10',
+      });
+    expect((await pay()).status).toBe(403);
+
+    const owner = await signInByLink(h, biz.business.id);
+    const page = await owner.get('/dashboard/users');
+    expect(page.text).toContain('<h2>Change a role</h2>');
+    expect(page.text).toContain(`<option value="${staff.id}">Vinod Viewer (Viewer)</option>`);
+    expect(page.text).not.toContain(`<option value="${biz.business.id}">`);
+    const changed = await owner.submit('/dashboard/users', '/dashboard/users/role', {
+      user_id: staff.id,
+      role: 'accountant',
+    });
+    expect(changed.status, changed.text).toBe(303);
+    expect(changed.location).toBe('/dashboard/users?ok=user_role_changed');
+    expect((await owner.get(changed.location as string)).text).toContain('Role changed.');
+    expect((await biz.get('/v1/users')).body.data.find((u: { id: string }) => u.id === staff.id).role).toBe(
+      'accountant',
+    );
+    // The same session, its next request: an accountant records money.
+    expect((await pay()).status).toBe(303);
+
+    const [entry] = await auditLog(biz, `?entity=user&entity_id=${staff.id}`);
+    expect(entry).toMatchObject({
+      action: 'user.updated',
+      actor: { type: 'user', id: biz.business.id },
+      changes: { role: ['viewer', 'accountant'] },
+    });
+    // The same role again changes nothing and writes no entry.
+    const before = await auditLog(biz);
+    const same = await owner.submit('/dashboard/users', '/dashboard/users/role', {
+      user_id: staff.id,
+      role: 'accountant',
+    });
+    expect(same.status).toBe(303);
+    expect(await auditLog(biz)).toEqual(before);
+  });
+
+  it("refuses the owner's role, a role that is not a staff role, another business's user and a non-owner (nothing changed)", async () => {
+    const biz = await h.newBusiness();
+    const other = await h.newBusiness();
+    const staff = await addStaff(h, biz, 'collector');
+    const theirs = await addStaff(h, other, 'viewer');
+    const owner = await signInByLink(h, biz.business.id);
+    const before = await auditLog(biz);
+    const cases: [Record<string, string>, number, string][] = [
+      [{ user_id: biz.business.id, role: 'viewer' }, 409, 'the owner&#39;s role cannot be changed'],
+      [{ user_id: staff.id, role: 'owner' }, 400, 'role must be one of accountant, collector, viewer'],
+      [{ user_id: staff.id, role: '' }, 400, 'role must be one of'],
+      [{ user_id: theirs.id, role: 'accountant' }, 404, ''],
+      [{ user_id: 'not-an-id', role: 'accountant' }, 404, ''],
+    ];
+    for (const [fields, status, words] of cases) {
+      const res = await owner.submit('/dashboard/users', '/dashboard/users/role', fields);
+      expect(res.status, JSON.stringify(fields)).toBe(status);
+      expect(res.text).toContain(words);
+    }
+    const accountant = await signInAsUser(h, biz.business.id, (await addStaff(h, biz, 'accountant')).id);
+    const refused = await accountant.submit('/dashboard', '/dashboard/users/role', {
+      user_id: staff.id,
+      role: 'viewer',
+    });
+    expect(refused.status).toBe(403);
+    const roles = (await biz.get('/v1/users')).body.data.map((u: { role: string }) => u.role);
+    expect(roles).toEqual(['owner', 'collector', 'accountant']);
+    expect((await other.get('/v1/users')).body.data.map((u: { role: string }) => u.role)).toEqual(['owner', 'viewer']);
+    expect((await auditLog(biz)).filter((e) => e.action === 'user.updated')).toEqual([]);
+    expect((await auditLog(biz)).length).toBe(before.length + 1);
   });
 });
 

@@ -59,6 +59,7 @@ const OUTCOMES: Record<string, MessageKey> = {
   enabled: 'developers.enabled',
   user_added: 'users.added',
   user_removed: 'users.removed',
+  user_role_changed: 'users.role_changed',
   assigned: 'ledger.assigned',
 };
 

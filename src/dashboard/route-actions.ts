@@ -81,6 +81,7 @@ export const ROUTE_ACTIONS: Record<string, RouteRule> = {
   'POST /dashboard/developers/webhooks/:id/deliveries/:deliveryId/redeliver': { action: 'webhooks.manage' },
   'GET /dashboard/users': { action: 'users.read' },
   'POST /dashboard/users': { action: 'users.manage' },
+  'POST /dashboard/users/role': { action: 'users.manage' },
   'POST /dashboard/users/:id/remove': { action: 'users.manage' },
   'GET /dashboard/audit': { action: 'audit.read' },
 };

@@ -7,7 +7,7 @@ import { renderUsers } from './pages/users.js';
 type Query = Record<string, string | undefined>;
 const EMPTY = { name: '', phone: '', role: 'collector' };
 
-/** The owner adds and removes staff; a removed user's sessions end at once (users/service.ts). */
+/** The owner adds staff, changes their roles and removes them; a removed user's sessions end at once (users/service.ts). */
 export async function usersRoutes(app: App) {
   const { users } = app.deps.services;
 
@@ -34,6 +34,17 @@ export async function usersRoutes(app: App) {
       return sendPage(reply, status, renderUsers(v, await users.list(v.business.id), values, flash));
     }
     return seeOther(reply, '/dashboard/users?ok=user_added');
+  });
+
+  app.post<{ Body: Form }>('/users/role', { schema: { hide: true } }, async (request, reply) => {
+    const v = viewOf(request);
+    try {
+      await users.changeRole(v.business.id, request.body.user_id ?? '', request.body.role ?? '');
+    } catch (error) {
+      const { status, flash } = formError(error);
+      return sendPage(reply, status, renderUsers(v, await users.list(v.business.id), EMPTY, flash));
+    }
+    return seeOther(reply, '/dashboard/users?ok=user_role_changed');
   });
 
   app.post<{ Params: { id: string }; Body: Form }>(

@@ -19,6 +19,10 @@ export function listUsers(db: Executor, businessId: string) {
     .execute();
 }
 
+export function setUserRole(db: Executor, businessId: string, id: string, role: UserRow['role']) {
+  return db.updateTable('users').set({ role }).where('business_id', '=', businessId).where('id', '=', id).execute();
+}
+
 export function findUser(db: Executor, businessId: string, id: string) {
   return db
     .selectFrom('users')

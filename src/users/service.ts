@@ -77,6 +77,28 @@ export class UserService {
     return user;
   }
 
+  /**
+   * Gives a staff user another staff role, from their next request on (a session reads its user's
+   * role each time). The owner's role is the business's: refused. The same role writes nothing.
+   */
+  async changeRole(businessId: string, id: string, role: string): Promise<repo.UserRow> {
+    if (!(STAFF_ROLES as readonly string[]).includes(role)) {
+      throw errors.invalid('role', `role must be one of ${STAFF_ROLES.join(', ')}`);
+    }
+    return this.deps.db.transaction().execute(async (trx) => {
+      const user = isUuid(id) ? await repo.findUser(trx, businessId, id.toLowerCase()) : undefined;
+      if (!user) throw errors.notFound('user');
+      if (user.role === 'owner') throw errors.conflict("the owner's role cannot be changed", 'user');
+      if (user.role === role) return user;
+      const changed = { ...user, role: role as Role };
+      await repo.setUserRole(trx, businessId, user.id, changed.role);
+      await recordAudit(trx, businessId, this.deps.clock.now(), [
+        { action: 'user.updated', entity: 'user', entityId: user.id, changes: diff(user, changed, ['role']) },
+      ]);
+      return changed;
+    });
+  }
+
   /** Removes a staff user and ends their sessions; the owner stays. */
   async remove(businessId: string, id: string): Promise<repo.UserRow> {
     return this.deps.db.transaction().execute(async (trx) => {

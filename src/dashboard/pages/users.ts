@@ -10,10 +10,11 @@ export interface NewUserValues {
   role: string;
 }
 
-/** The owner's staff: who may sign in, with which role; add and remove (PRODUCT part 23). */
+/** The owner's staff: who may sign in, with which role; add, change a role, remove (PRODUCT part 23). */
 export function renderUsers(v: View, users: UserRow[], values: NewUserValues, flash?: PageChrome['flash']): string {
   const { t } = v;
   const manage = v.may('users.manage');
+  const staff = users.filter((u) => u.role !== 'owner');
   const body = html`<h1>${t('users.title')}</h1>
 <section class="card" aria-labelledby="people-h"><h2 id="people-h">${t('users.title')}</h2>
 <p class="muted">${t('users.intro')}</p>
@@ -37,7 +38,20 @@ ${
           html`<option value="${role}"${role === values.role ? html` selected` : ''}>${t(`role.${role}`)}</option>`,
       )}</select>
 <div class="actions"><button type="submit">${t('users.add')}</button></div>
+</form>${
+        staff.length > 0
+          ? html`<form class="card" method="post" action="/dashboard/users/role">${csrfField(v.csrfToken)}
+<h2>${t('users.change_role')}</h2>
+<label for="role-user">${t('users.person')}</label><select id="role-user" name="user_id">${staff.map(
+              (u) => html`<option value="${u.id}">${u.name} (${t(`audit.role.${u.role}`)})</option>`,
+            )}</select>
+<label for="role-new">${t('users.new_role')}</label><select id="role-new" name="role">${STAFF_ROLES.map(
+              (role) => html`<option value="${role}">${t(`role.${role}`)}</option>`,
+            )}</select>
+<div class="actions"><button type="submit">${t('users.change_role')}</button></div>
 </form>`
+          : ''
+      }`
     : ''
 }`;
   return layout(v.chrome(t('users.title'), 'users', flash), body);

@@ -7,14 +7,12 @@ import { uuidv7 } from '../lib/ids.js';
 import { normalisePhone } from '../lib/phone.js';
 import { DEFAULT_REMINDER_STEPS, parseReminderSteps, REMINDER_STEPS_RULE } from '../reminder-schedule/sequence.js';
 import { insertUser } from '../users/repository.js';
+import { AUDITED_USER_FIELDS } from '../users/service.js';
 import { type ApiKeyCache, ApiKeys, type AuthenticatedKey } from './api-keys.js';
 import { DataVersions } from './data-version.js';
 import type { KeyListing } from './keys.js';
 import { API_PLAN, PLANS, type Plan } from './plans.js';
 import * as repo from './repository.js';
-
-/** The owner's fields its `user.added` entry keeps, as a staff user's (users/service.ts). */
-const OWNER_AUDITED = ['name', 'phone', 'role'] as const;
 
 export type { ApiKeyCache, AuthenticatedKey } from './api-keys.js';
 
@@ -156,7 +154,7 @@ export class BusinessService {
       await repo.insertTotals(trx, business.id);
       // Who may act begins the audit log: the owner, then the first key (PRODUCT part 23).
       await recordAudit(trx, business.id, now, [
-        { action: 'user.added', entity: 'user', entityId: owner.id, changes: diff(null, owner, OWNER_AUDITED) },
+        { action: 'user.added', entity: 'user', entityId: owner.id, changes: diff(null, owner, AUDITED_USER_FIELDS) },
       ]);
       return this.#keys.issueIn(trx, business.id);
     });
